@@ -1,0 +1,86 @@
+/**
+ * Plain data the feed rules work on. The loader (src/feeds/load-snapshot.ts) fills it from the
+ * database; the rules (src/feeds/rules.ts) never touch the database.
+ */
+
+/** A calendar date, `YYYY-MM-DD`. */
+export type LocalDate = string;
+
+export interface SnapshotEpisode {
+  id: number;
+  season: number;
+  number: number;
+  title: string | null;
+  /** null while the air date is unknown: never in a date feed, never "aired". */
+  airDate: LocalDate | null;
+  watched: boolean;
+}
+
+export interface SnapshotShow {
+  id: number;
+  title: string;
+  poster: string | null;
+  followed: boolean;
+  archived: boolean;
+  /** Most recent time one of its episodes was marked watched by this account, or null. */
+  lastWatchedAt: Date | null;
+  episodes: SnapshotEpisode[];
+}
+
+/** A movie or a game in the account's library. */
+export interface SnapshotTitle {
+  kind: 'movie' | 'game';
+  id: number;
+  title: string;
+  poster: string | null;
+  followed: boolean;
+  releaseDate: LocalDate | null;
+  watched: boolean;
+}
+
+export interface LibrarySnapshot {
+  shows: SnapshotShow[];
+  titles: SnapshotTitle[];
+}
+
+/** Fields every feed item carries (decisions.md, "Feed semantics"). */
+interface FeedItemBase {
+  id: number;
+  title: string;
+  air_date: LocalDate;
+  poster: string | null;
+}
+
+export interface EpisodeFeedItem extends FeedItemBase {
+  kind: 'episode';
+  show: string;
+  show_id: number;
+  /** `S01E02`; numbers are padded to two digits at least (`S01E100` stays as is). */
+  episode: string;
+  season: number;
+  number: number;
+  episode_title: string | null;
+}
+
+export interface TitleFeedItem extends FeedItemBase {
+  kind: 'movie' | 'game';
+}
+
+export type FeedItem = EpisodeFeedItem | TitleFeedItem;
+
+export interface SummaryCounts {
+  upNext: number;
+  airingToday: number;
+  airingWeek: number;
+  unwatchedEpisodes: number;
+}
+
+/** The summary feed without `generatedAt`, which the caller stamps. */
+export interface Feeds {
+  counts: SummaryCounts;
+  next: EpisodeFeedItem | null;
+  upNext: EpisodeFeedItem[];
+  today: EpisodeFeedItem[];
+  week: EpisodeFeedItem[];
+  releasing: FeedItem[];
+}
