@@ -1,0 +1,40 @@
+/**
+ * Expected failures: typed, with a stable code and the HTTP status the REST facade answers with.
+ * The GraphQL schema exposes them through the Pothos errors plugin; anything else is unexpected,
+ * masked by Yoga and logged.
+ */
+export abstract class AppError extends Error {
+  abstract readonly code: string;
+  abstract readonly status: number;
+}
+
+/** Wrong, missing or out-of-range input (HTTP 400). */
+export class InputError extends AppError {
+  override name = 'InputError';
+  readonly code = 'BAD_INPUT';
+  readonly status = 400;
+  constructor(message: string, readonly field?: string) {
+    super(message);
+  }
+}
+
+/** The item or account does not exist (HTTP 404). */
+export class NotFoundError extends AppError {
+  override name = 'NotFoundError';
+  readonly code = 'NOT_FOUND';
+  readonly status = 404;
+}
+
+/** The request conflicts with what is stored, such as a taken account name (HTTP 409). */
+export class ConflictError extends AppError {
+  override name = 'ConflictError';
+  readonly code = 'CONFLICT';
+  readonly status = 409;
+}
+
+/** Missing, malformed, revoked or wrongly-sent token (HTTP 401). */
+export class UnauthorizedError extends AppError {
+  override name = 'UnauthorizedError';
+  readonly code = 'UNAUTHORIZED';
+  readonly status = 401;
+}
