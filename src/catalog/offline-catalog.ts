@@ -1,0 +1,297 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import {
+  rankByTitle,
+  type CatalogProvider,
+  type CatalogRecord,
+  type CatalogSource,
+  type RefreshItem,
+} from './provider.ts';
+
+/**
+ * The offline catalog file (docs: shared/spec/offline-catalog.md). Unknown keys are refused at the
+ * top level and inside `ids`, where a typo ("show", "tmbd") would otherwise silently drop data;
+ * items themselves may carry extra fields so files written by other tools still load.
+ */
+
+/** The offline file is invalid: the message names the path and the first problem. */
+export class CatalogFileError extends Error {
+  override name = 'CatalogFileError';
+  constructor(readonly path: string, readonly problem: string) {
+    super(`catalog file ${path}: ${problem}`);
+  }
+}
+
+/** Error message for a schema: says "missing" when the key is absent, else what was expected. */
+function expected(what: string) {
+  return (issue: { input?: unknown }) => (issue.input === undefined ? `missing, expected ${what}` : `expected ${what}`);
+}
+
+const maxId = 2_147_483_647; // PostgreSQL's int: the same file must load on both databases
+
+const externalId = z
+  .int({ error: expected('a positive integer') })
+  .min(1, { error: expected('a positive integer') })
+  .max(maxId, { error: `expected a positive integer up to ${maxId}` });
+
+/** `ids` of one kind: only its sources, at least one of them. */
+function idsSchema<Shape extends Partial<Record<CatalogSource, z.ZodOptional<typeof externalId>>>>(shape: Shape) {
+  const list = Object.keys(shape).join(', ');
+  return z
+    .strictObject(shape, {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown id ${issue.keys.map((key) => `"${key}"`).join(', ')} (allowed: ${list})`
+          : expected(`an object with ${list}`)(issue),
+    })
+    .refine((ids) => Object.values(ids).some((id) => id !== undefined), { error: `expected at least one of ${list}` });
+}
+
+const showIds = idsSchema({ tmdb: externalId.optional(), tvdb: externalId.optional() });
+const movieIds = idsSchema({ tmdb: externalId.optional() });
+const gameIds = idsSchema({ igdb: externalId.optional() });
+
+const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** True for `YYYY-MM-DD` naming a real day (no 2026-02-30). */
+export function isCalendarDate(text: string): boolean {
+  const match = datePattern.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+const dateOrNull = z
+  .string({ error: expected('YYYY-MM-DD or null') })
+  .refine(isCalendarDate, { error: (issue) => `expected YYYY-MM-DD or null ("${String(issue.input)}" is not a calendar date)` })
+  .nullable();
+
+const title = z.string({ error: expected('a non-empty string') }).trim().min(1, { error: 'expected a non-empty string' });
+
+const optionalText = z
+  .string({ error: expected('a string or null') })
+  .nullish()
+  .transform((text) => (text === undefined || text === null || text.trim() === '' ? null : text));
+
+const poster = z
+  .url({ protocol: /^https?$/, error: 'expected an http(s) URL or null' })
+  .nullish()
+  .transform((url) => url ?? null);
+
+const episodeSchema = z.object(
+  {
+    season: z.int({ error: expected('an integer ≥ 0') }).min(0, { error: 'expected an integer ≥ 0' }),
+    number: z.int({ error: expected('an integer ≥ 1') }).min(1, { error: 'expected an integer ≥ 1' }),
+    title: title.nullish().transform((text) => text ?? null),
+    air_date: dateOrNull,
+  },
+  { error: expected('an episode object') },
+);
+
+const showSchema = z
+  .object(
+    {
+      ids: showIds,
+      title,
+      poster,
+      overview: optionalText,
+      episodes: z.array(episodeSchema, { error: expected('an array of episodes') }).default([]),
+    },
+    { error: expected('a show object') },
+  )
+  .superRefine((show, context) => {
+    const seen = new Map<string, number>();
+    show.episodes.forEach((episode, index) => {
+      const key = `${episode.season}:${episode.number}`;
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, index);
+      else
+        context.addIssue({
+          code: 'custom',
+          path: ['episodes', index],
+          message: `duplicate episode (season ${episode.season}, number ${episode.number} is already episodes[${first}])`,
+        });
+    });
+  });
+
+function titleSchema(kind: 'movie' | 'game') {
+  return z.object(
+    { ids: kind === 'movie' ? movieIds : gameIds, title, poster, overview: optionalText, release_date: dateOrNull },
+    { error: expected(`a ${kind} object`) },
+  );
+}
+
+/** Refuses two items of one kind sharing an external id: which one wins would be a guess. */
+function uniqueIds(items: { ids: Partial<Record<CatalogSource, number | undefined>> }[], context: z.RefinementCtx, key: string) {
+  const owners = new Map<string, number>();
+  items.forEach((item, index) => {
+    for (const [source, id] of Object.entries(item.ids)) {
+      if (id === undefined) continue;
+      const owner = owners.get(`${source}:${id}`);
+      if (owner === undefined) owners.set(`${source}:${id}`, index);
+      else context.addIssue({ code: 'custom', path: [key, index, 'ids', source], message: `${source} id ${id} is already used by ${key}[${owner}]` });
+    }
+  });
+}
+
+const catalogFileSchema = z
+  .strictObject(
+    {
+      shows: z.array(showSchema, { error: expected('an array of shows') }).default([]),
+      movies: z.array(titleSchema('movie'), { error: expected('an array of movies') }).default([]),
+      games: z.array(titleSchema('game'), { error: expected('an array of games') }).default([]),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')} (allowed: shows, movies, games)`
+          : 'expected a JSON object with shows, movies and games',
+    },
+  )
+  .superRefine((file, context) => {
+    uniqueIds(file.shows, context, 'shows');
+    uniqueIds(file.movies, context, 'movies');
+    uniqueIds(file.games, context, 'games');
+  });
+
+/** The file as written (snake_case keys, optional parts may be left out). */
+export type OfflineCatalogFile = z.input<typeof catalogFileSchema>;
+
+/** A parsed offline catalog: every item as a provider record, in file order. */
+export interface OfflineCatalog {
+  path: string;
+  records: CatalogRecord[];
+}
+
+/** `shows[2].episodes[0].air_date` from zod's path. */
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`)).join('');
+}
+
+/**
+ * Validates already-parsed JSON as an offline catalog; `path` only names the source in errors.
+ * Throws CatalogFileError with the first problem and its JSON path.
+ */
+export function parseOfflineCatalog(data: unknown, path: string): OfflineCatalog {
+  const parsed = catalogFileSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${formatPath(issue.path)}: ` : '';
+    throw new CatalogFileError(path, `${where}${issue?.message ?? 'invalid catalog'}`);
+  }
+  const { shows, movies, games } = parsed.data;
+  const records: CatalogRecord[] = [
+    ...shows.map((show) => ({
+      kind: 'show' as const,
+      ids: show.ids,
+      title: show.title,
+      poster: show.poster,
+      overview: show.overview,
+      episodes: show.episodes.map((episode) => ({
+        season: episode.season,
+        number: episode.number,
+        title: episode.title,
+        airDate: episode.air_date,
+      })),
+    })),
+    ...movies.map((movie) => ({ kind: 'movie' as const, ...titleFields(movie) })),
+    ...games.map((game) => ({ kind: 'game' as const, ...titleFields(game) })),
+  ];
+  return { path, records };
+}
+
+function titleFields(item: z.output<ReturnType<typeof titleSchema>>) {
+  return { ids: item.ids, title: item.title, poster: item.poster, overview: item.overview, releaseDate: item.release_date };
+}
+
+const readProblems: Record<string, string> = {
+  ENOENT: 'file not found',
+  EACCES: 'permission denied',
+  EISDIR: 'is a directory, not a file',
+};
+
+/** Reads and validates the offline catalog at `path`; throws CatalogFileError naming the first problem. */
+export async function loadOfflineCatalog(path: string): Promise<OfflineCatalog> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    throw new CatalogFileError(path, `cannot read: ${readProblems[code] ?? (error as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    // Editors on Windows like to start UTF-8 files with a byte order mark, which JSON.parse refuses.
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new CatalogFileError(path, `not valid JSON (${(error as Error).message})`);
+  }
+  return parseOfflineCatalog(data, path);
+}
+
+/** The offline catalog as a provider, plus what start-up sync needs. */
+export interface OfflineCatalogProvider extends CatalogProvider {
+  readonly path: string;
+  /** Re-reads the file and returns all its records; throws CatalogFileError when it is invalid. */
+  listAll(): Promise<CatalogRecord[]>;
+}
+
+interface CatalogIndex {
+  records: CatalogRecord[];
+  /** `kind:source:id` → record. */
+  byId: Map<string, CatalogRecord>;
+}
+
+function indexRecords(records: CatalogRecord[]): CatalogIndex {
+  const byId = new Map<string, CatalogRecord>();
+  for (const record of records) {
+    for (const [source, id] of Object.entries(record.ids)) if (id !== undefined) byId.set(`${record.kind}:${source}:${id}`, record);
+  }
+  return { records, byId };
+}
+
+/**
+ * A provider over the offline file. `refresh` and `listAll` re-read the file, so editing it and
+ * syncing updates the library; `lookup` and `search` use the last good read (reading it the first
+ * time), so a file broken mid-edit keeps serving what it said before. A broken file makes
+ * `refresh`/`listAll` throw CatalogFileError, which callers must treat as "no answer", never as
+ * "the catalog is now empty".
+ */
+export function createOfflineProvider(path: string): OfflineCatalogProvider {
+  let lastGood: CatalogIndex | undefined;
+
+  async function reread(): Promise<CatalogIndex> {
+    const catalog = await loadOfflineCatalog(path);
+    lastGood = indexRecords(catalog.records);
+    return lastGood;
+  }
+
+  return {
+    name: 'offline',
+    path,
+    async lookup(kind, source, externalId) {
+      const index = lastGood ?? (await reread());
+      return index.byId.get(`${kind}:${source}:${externalId}`) ?? null;
+    },
+    async search(query, kind) {
+      const index = lastGood ?? (await reread());
+      const candidates = kind === undefined ? index.records : index.records.filter((record) => record.kind === kind);
+      return rankByTitle(candidates, query);
+    },
+    async refresh(items: RefreshItem[]) {
+      const index = await reread();
+      const found = new Set<CatalogRecord>();
+      for (const item of items) {
+        for (const [source, id] of Object.entries(item.ids)) {
+          const record = index.byId.get(`${item.kind}:${source}:${id}`);
+          if (record) found.add(record);
+        }
+      }
+      return [...found];
+    },
+    async listAll() {
+      return (await reread()).records;
+    },
+  };
+}

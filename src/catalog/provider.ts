@@ -1,0 +1,134 @@
+/**
+ * What every catalog implements: the offline file now, TMDB, TheTVDB and IGDB later. Records are
+ * plain data keyed by external ids; storing them (and giving them database ids) is the catalog
+ * store's job, so a provider never touches the database.
+ */
+
+export type MediaKind = 'show' | 'movie' | 'game';
+
+/** The external catalogs whose ids an item may carry. */
+export type CatalogSource = 'tmdb' | 'tvdb' | 'igdb';
+
+/**
+ * Every external id an item has. A show may have tmdb and tvdb, a movie tmdb, a game igdb;
+ * items are matched across catalogs by any shared id.
+ */
+export interface ExternalIds {
+  tmdb?: number;
+  tvdb?: number;
+  igdb?: number;
+}
+
+/** Which external ids can identify an item of each kind, in matching priority order. */
+export const sourcesByKind: Readonly<Record<MediaKind, readonly CatalogSource[]>> = {
+  show: ['tmdb', 'tvdb'],
+  movie: ['tmdb'],
+  game: ['igdb'],
+};
+
+export interface CatalogEpisode {
+  /** 0 for specials. */
+  season: number;
+  number: number;
+  title: string | null;
+  /** YYYY-MM-DD, or null while the date is unknown. */
+  airDate: string | null;
+}
+
+export interface CatalogShow {
+  kind: 'show';
+  ids: ExternalIds;
+  title: string;
+  poster: string | null;
+  overview: string | null;
+  /**
+   * The episodes this provider knows. Possibly only some of them (a search result may carry
+   * none): storing never deletes episodes a record leaves out.
+   */
+  episodes: CatalogEpisode[];
+}
+
+export interface CatalogMovie {
+  kind: 'movie';
+  ids: ExternalIds;
+  title: string;
+  poster: string | null;
+  overview: string | null;
+  /** YYYY-MM-DD, or null while the date is unknown. */
+  releaseDate: string | null;
+}
+
+export interface CatalogGame {
+  kind: 'game';
+  ids: ExternalIds;
+  title: string;
+  poster: string | null;
+  overview: string | null;
+  /** YYYY-MM-DD, or null while the date is unknown. */
+  releaseDate: string | null;
+}
+
+export type CatalogRecord = CatalogShow | CatalogMovie | CatalogGame;
+
+/** An item to refresh: its kind and every external id stored for it. */
+export interface RefreshItem {
+  kind: MediaKind;
+  ids: ExternalIds;
+}
+
+export interface CatalogProvider {
+  /** Short name for logs and error messages, such as `offline` or `tmdb`. */
+  readonly name: string;
+
+  /**
+   * The record this catalog holds for `source`'s id `externalId`, or null when it does not know
+   * it (including a source it does not use, such as igdb for a show). Throws only when the
+   * catalog itself fails (network, bad file); callers treat that as "skip this provider".
+   */
+  lookup(kind: MediaKind, source: CatalogSource, externalId: number): Promise<CatalogRecord | null>;
+
+  /**
+   * Items whose title matches `query`, optionally of one kind only, best matches first. Search
+   * results may be shallow (a show without episodes); `refresh` fills them in later.
+   */
+  search(query: string, kind?: MediaKind): Promise<CatalogRecord[]>;
+
+  /**
+   * The current records for `items`, fetched again (the offline file is re-read). Items this
+   * catalog does not know are left out of the result, never reported as errors; the result's
+   * order need not follow `items`. Throws when the catalog as a whole fails, so that a broken
+   * source can never be mistaken for "everything was removed".
+   */
+  refresh(items: RefreshItem[]): Promise<CatalogRecord[]>;
+
+  /**
+   * Every record of the catalog, read again. Only catalogs that can enumerate themselves (the
+   * offline file) have it; network catalogs are refreshed item by item instead.
+   */
+  listAll?(): Promise<CatalogRecord[]>;
+}
+
+/**
+ * How well `title` matches a search: 0 exact, 1 prefix, 2 elsewhere, undefined not at all
+ * (case-insensitive substring). Shared so that every catalog and the stored-row search order
+ * results the same way.
+ */
+export function titleMatchRank(title: string, query: string): number | undefined {
+  const haystack = title.toLocaleLowerCase();
+  const needle = query.trim().toLocaleLowerCase();
+  if (needle === '') return undefined;
+  if (haystack === needle) return 0;
+  if (haystack.startsWith(needle)) return 1;
+  return haystack.includes(needle) ? 2 : undefined;
+}
+
+/** Items whose title matches `query`, best rank first, then by title; stable otherwise. */
+export function rankByTitle<T extends { title: string }>(items: Iterable<T>, query: string): T[] {
+  const ranked: { item: T; rank: number }[] = [];
+  for (const item of items) {
+    const rank = titleMatchRank(item.title, query);
+    if (rank !== undefined) ranked.push({ item, rank });
+  }
+  ranked.sort((a, b) => a.rank - b.rank || a.item.title.localeCompare(b.item.title));
+  return ranked.map(({ item }) => item);
+}

@@ -1,0 +1,199 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildDemoCatalog } from '../../src/catalog/demo-catalog.ts';
+import {
+  CatalogFileError,
+  createOfflineProvider,
+  loadOfflineCatalog,
+  parseOfflineCatalog,
+  type OfflineCatalogFile,
+} from '../../src/catalog/offline-catalog.ts';
+import type { CatalogRecord, CatalogShow } from '../../src/catalog/provider.ts';
+
+const folder = mkdtempSync(path.join(tmpdir(), 'airdate-catalog-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+let fileCount = 0;
+function writeCatalog(content: unknown, name = `catalog-${++fileCount}.json`): string {
+  const file = path.join(folder, name);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  return file;
+}
+
+/** The example from offline-catalog.md, verbatim. */
+const specExample = {
+  shows: [
+    {
+      ids: { tmdb: 1399, tvdb: 121361 },
+      title: 'Example Show',
+      poster: 'https://images.example/poster.jpg',
+      overview: 'optional text',
+      episodes: [
+        { season: 1, number: 1, title: 'Pilot', air_date: '2026-11-20' },
+        { season: 0, number: 1, title: 'Behind the scenes', air_date: '2026-11-21' },
+      ],
+    },
+  ],
+  movies: [{ ids: { tmdb: 603 }, title: 'Example Movie', release_date: '2026-11-22', poster: null }],
+  games: [{ ids: { igdb: 1942 }, title: 'Example Game', release_date: '2026-11-21', poster: null }],
+};
+
+describe('loadOfflineCatalog', () => {
+  it('reads the example from the specification into provider records', async () => {
+    const catalog = await loadOfflineCatalog(writeCatalog(specExample));
+    expect(catalog.records).toEqual([
+      {
+        kind: 'show',
+        ids: { tmdb: 1399, tvdb: 121361 },
+        title: 'Example Show',
+        poster: 'https://images.example/poster.jpg',
+        overview: 'optional text',
+        episodes: [
+          { season: 1, number: 1, title: 'Pilot', airDate: '2026-11-20' },
+          { season: 0, number: 1, title: 'Behind the scenes', airDate: '2026-11-21' },
+        ],
+      },
+      { kind: 'movie', ids: { tmdb: 603 }, title: 'Example Movie', poster: null, overview: null, releaseDate: '2026-11-22' },
+      { kind: 'game', ids: { igdb: 1942 }, title: 'Example Game', poster: null, overview: null, releaseDate: '2026-11-21' },
+    ]);
+  });
+
+  it('accepts a file saved with a byte order mark, and leaves out empty sections', async () => {
+    const catalog = await loadOfflineCatalog(writeCatalog(`\uFEFF${JSON.stringify({ movies: specExample.movies })}`));
+    expect(catalog.records.map((record) => record.title)).toEqual(['Example Movie']);
+  });
+
+  it('names the path when the file is missing, a folder, or not JSON', async () => {
+    const missing = path.join(folder, 'nowhere.json');
+    await expect(loadOfflineCatalog(missing)).rejects.toThrow(`catalog file ${missing}: cannot read: file not found`);
+    await expect(loadOfflineCatalog(folder)).rejects.toThrow(`catalog file ${folder}: cannot read: is a directory`);
+    const broken = writeCatalog('{"shows": [');
+    const error = await loadOfflineCatalog(broken).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CatalogFileError);
+    expect((error as CatalogFileError).message).toMatch(new RegExp(`^catalog file ${broken}: not valid JSON \\(`));
+  });
+
+  const show = (extra: Record<string, unknown>) => ({ ids: { tmdb: 1 }, title: 'A Show', ...extra });
+  const episode = (extra: Record<string, unknown>) => ({ season: 1, number: 1, title: 'Pilot', air_date: '2026-11-20', ...extra });
+  const invalidFiles: [string, unknown, string][] = [
+    ['a top-level array', [], 'expected a JSON object with shows, movies and games'],
+    ['a misspelt section', { show: [] }, 'unknown key "show" (allowed: shows, movies, games)'],
+    ['a section that is not an array', { movies: {} }, 'movies: expected an array of movies'],
+    ['an item without ids', { shows: [{ title: 'A Show' }] }, 'shows[0].ids: missing, expected an object with tmdb, tvdb'],
+    ['empty ids', { shows: [show({ ids: {} })] }, 'shows[0].ids: expected at least one of tmdb, tvdb'],
+    ['an id of the wrong catalog', { movies: [{ ids: { tvdb: 5 }, title: 'M', release_date: null }] }, 'movies[0].ids: unknown id "tvdb" (allowed: tmdb)'],
+    ['a fractional id', { shows: [show({ ids: { tvdb: 1.5 } })] }, 'shows[0].ids.tvdb: expected a positive integer'],
+    ['an id as a string', { games: [{ ids: { igdb: '7' }, title: 'G', release_date: null }] }, 'games[0].ids.igdb: expected a positive integer'],
+    ['a zero id', { shows: [show({ ids: { tmdb: 0 } })] }, 'shows[0].ids.tmdb: expected a positive integer'],
+    ['a blank title', { shows: [show({ title: '  ' })] }, 'shows[0].title: expected a non-empty string'],
+    ['a poster that is not a URL', { shows: [show({ poster: 'poster.jpg' })] }, 'shows[0].poster: expected an http(s) URL or null'],
+    ['a negative season', { shows: [show({ episodes: [episode({ season: -1 })] })] }, 'shows[0].episodes[0].season: expected an integer ≥ 0'],
+    ['episode number 0', { shows: [show({ episodes: [episode({ number: 0 })] })] }, 'shows[0].episodes[0].number: expected an integer ≥ 1'],
+    ['a date in another format', { shows: [show({ episodes: [episode({ air_date: '20/11/2026' })] })] }, 'shows[0].episodes[0].air_date: expected YYYY-MM-DD or null ("20/11/2026" is not a calendar date)'],
+    ['a day that does not exist', { movies: [{ ids: { tmdb: 2 }, title: 'M', release_date: '2026-02-30' }] }, 'movies[0].release_date: expected YYYY-MM-DD or null ("2026-02-30" is not a calendar date)'],
+    ['a missing air date', { shows: [show({ episodes: [{ season: 1, number: 1 }] })] }, 'shows[0].episodes[0].air_date: missing, expected YYYY-MM-DD or null'],
+    ['the same episode twice', { shows: [show({ episodes: [episode({}), episode({ title: 'Again' })] })] }, 'shows[0].episodes[1]: duplicate episode (season 1, number 1 is already episodes[0])'],
+    ['two shows sharing an id', { shows: [show({}), show({ ids: { tvdb: 9, tmdb: 1 }, title: 'B' })] }, 'shows[1].ids.tmdb: tmdb id 1 is already used by shows[0]'],
+  ];
+
+  it.each(invalidFiles)('refuses %s, naming the path and the problem', async (_case, content, problem) => {
+    const file = writeCatalog(content);
+    await expect(loadOfflineCatalog(file)).rejects.toThrow(new CatalogFileError(file, problem));
+  });
+
+  it('reports the first problem in file order when there are several', async () => {
+    const content = {
+      shows: [show({}), show({ ids: { tmdb: 2 } }), show({ ids: { tmdb: 3 }, episodes: [episode({}), episode({ number: 2, air_date: 'soon' })] })],
+      movies: [{ ids: {}, title: '' }],
+    };
+    const file = writeCatalog(content);
+    await expect(loadOfflineCatalog(file)).rejects.toThrow(
+      `catalog file ${file}: shows[2].episodes[1].air_date: expected YYYY-MM-DD or null ("soon" is not a calendar date)`,
+    );
+  });
+});
+
+describe('buildDemoCatalog', () => {
+  const today = '2026-11-20';
+  const demo = buildDemoCatalog(today);
+  // What the CLI writes is what the server reads: go through JSON like the real file does.
+  const records = parseOfflineCatalog(JSON.parse(JSON.stringify(demo, null, 2)), 'demo').records;
+  const shows = records.filter((record): record is CatalogShow => record.kind === 'show');
+  const titles = records.filter((record): record is Exclude<CatalogRecord, CatalogShow> => record.kind !== 'show');
+  const episodes = shows.flatMap((item) => item.episodes.map((entry) => ({ show: item.title, ...entry })));
+
+  it('is valid under the offline catalog schema, with 4–5 shows, 3 movies and 3 games', () => {
+    expect(shows.length).toBeGreaterThanOrEqual(4);
+    expect(shows.length).toBeLessThanOrEqual(5);
+    expect(titles.filter((item) => item.kind === 'movie')).toHaveLength(3);
+    expect(titles.filter((item) => item.kind === 'game')).toHaveLength(3);
+    expect(new Set(records.map((record) => record.title)).size).toBe(records.length);
+    for (const record of records) expect(record.poster).toMatch(/^https:\/\/images\.example\//);
+  });
+
+  it('has episodes, movies and games on today and tomorrow, and undated ones', () => {
+    expect(episodes.some((entry) => entry.airDate === today)).toBe(true);
+    expect(episodes.some((entry) => entry.airDate === '2026-11-21')).toBe(true);
+    expect(episodes.some((entry) => entry.airDate === null)).toBe(true);
+    for (const kind of ['movie', 'game']) {
+      const dates = titles.filter((item) => item.kind === kind).map((item) => item.releaseDate);
+      expect(dates).toEqual(expect.arrayContaining([today, '2026-11-21', null]));
+    }
+  });
+
+  it('covers specials, three-digit episode numbers and a show entirely in the future', () => {
+    expect(episodes.some((entry) => entry.season === 0)).toBe(true);
+    expect(episodes.some((entry) => entry.number > 99)).toBe(true);
+    const future = shows.filter((item) => item.episodes.every((entry) => entry.airDate !== null && entry.airDate > today));
+    expect(future.length).toBeGreaterThan(0);
+    const dated = episodes.flatMap((entry) => (entry.airDate ? [entry.airDate] : [])).sort();
+    expect(dated[0]! <= '2026-10-10').toBe(true); // about six weeks back
+    expect(dated.at(-1)! >= '2026-12-14').toBe(true); // about four weeks ahead
+  });
+
+  it('is the same for the same day and moves with the day, across month and year ends', () => {
+    expect(buildDemoCatalog(today)).toEqual(demo);
+    const newYear = parseOfflineCatalog(buildDemoCatalog('2026-12-31'), 'demo').records;
+    expect(newYear.some((record) => record.kind === 'movie' && record.releaseDate === '2027-01-01')).toBe(true);
+    expect(() => buildDemoCatalog('2026-13-01')).toThrow('expected a YYYY-MM-DD date');
+  });
+});
+
+describe('createOfflineProvider', () => {
+  it('looks up by any of its ids and searches titles case-insensitively, by kind', async () => {
+    const provider = createOfflineProvider(writeCatalog(specExample));
+    expect((await provider.lookup('show', 'tvdb', 121361))?.title).toBe('Example Show');
+    expect((await provider.lookup('show', 'tmdb', 1399))?.title).toBe('Example Show');
+    expect(await provider.lookup('movie', 'tmdb', 1399)).toBeNull();
+    expect(await provider.lookup('game', 'igdb', 1)).toBeNull();
+    expect((await provider.search('EXAMPLE')).map((record) => record.kind)).toEqual(['game', 'movie', 'show']);
+    expect((await provider.search('ample m', 'movie')).map((record) => record.title)).toEqual(['Example Movie']);
+    expect(await provider.search('example', 'movie').then((found) => found.length)).toBe(1);
+    expect(await provider.search('nothing like it')).toEqual([]);
+  });
+
+  it('re-reads the file on refresh, and keeps serving the last good read when it breaks', async () => {
+    const file = writeCatalog(specExample);
+    const provider = createOfflineProvider(file);
+    expect((await provider.lookup('movie', 'tmdb', 603))?.title).toBe('Example Movie');
+
+    const edited = structuredClone(specExample);
+    edited.movies[0]!.title = 'Example Movie: Director’s Cut';
+    writeCatalog(edited, path.basename(file));
+    const refreshed = await provider.refresh([{ kind: 'movie', ids: { tmdb: 603 } }, { kind: 'movie', ids: { tmdb: 999 } }]);
+    expect(refreshed.map((record) => record.title)).toEqual(['Example Movie: Director’s Cut']);
+    expect((await provider.lookup('movie', 'tmdb', 603))?.title).toBe('Example Movie: Director’s Cut');
+
+    writeCatalog('{ half written', path.basename(file));
+    await expect(provider.refresh([{ kind: 'movie', ids: { tmdb: 603 } }])).rejects.toBeInstanceOf(CatalogFileError);
+    await expect(provider.listAll()).rejects.toThrow(`catalog file ${file}: not valid JSON`);
+    expect((await provider.lookup('movie', 'tmdb', 603))?.title).toBe('Example Movie: Director’s Cut');
+  });
+
+  it('lists every record of the file', async () => {
+    const provider = createOfflineProvider(writeCatalog(buildDemoCatalog('2026-11-20') satisfies OfflineCatalogFile));
+    expect((await provider.listAll()).length).toBe(11);
+  });
+});
