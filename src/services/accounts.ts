@@ -1,0 +1,122 @@
+import { db } from '../db/client.ts';
+import { ConflictError, InputError, NotFoundError } from '../errors.ts';
+import type { Account } from '../generated/prisma/client.ts';
+import { isUniqueViolation } from './prisma-errors.ts';
+
+/** What the command line prints and other tools read about an account. */
+export interface PresentedAccount {
+  id: number;
+  name: string;
+  timezone: string;
+  webhookUrl: string | null;
+}
+
+const nameMaxLength = 64;
+// Letters and digits of any script, plus a few separators that are safe in a shell and a URL.
+const namePattern = /^[\p{L}\p{N}._@-]+$/u;
+
+/**
+ * Creates an account. The name is trimmed and must be 1–64 letters, digits or `._-@`; the time
+ * zone is an IANA name (default `UTC`), stored in its canonical spelling.
+ * Throws InputError for either, ConflictError when the name is taken.
+ */
+export async function createAccount(props: {
+  /** Login-style name, unique across the server. */
+  name: string;
+  /** IANA time zone the account's "today" is computed in. */
+  timezone?: string;
+}): Promise<Account> {
+  const name = normaliseName(props.name);
+  const timezone = canonicalTimeZone(props.timezone ?? 'UTC');
+  try {
+    return await db().account.create({ data: { name, timezone } });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError(`an account named "${name}" already exists`);
+    throw error;
+  }
+}
+
+/** Every account, oldest first. */
+export async function listAccounts(): Promise<Account[]> {
+  return db().account.findMany({ orderBy: { id: 'asc' } });
+}
+
+/** The account with exactly this name (surrounding spaces ignored); NotFoundError otherwise. */
+export async function findAccountByName(name: string): Promise<Account> {
+  const trimmed = name.trim().normalize('NFC');
+  const account = await db().account.findUnique({ where: { name: trimmed } });
+  if (!account) throw new NotFoundError(`unknown user "${trimmed}"`);
+  return account;
+}
+
+/**
+ * Changes an account's settings. Only the given fields change; a real change bumps `feedVersion`
+ * in the same write, so cached feeds (which depend on the time zone) are never served stale.
+ */
+export async function updateAccount(props: {
+  /** The account to change. */
+  name: string;
+  /** New IANA time zone. */
+  timezone?: string;
+  /** New release-notification target: an absolute http(s) URL, or "" to turn notifications off. */
+  webhookUrl?: string;
+}): Promise<Account> {
+  const account = await findAccountByName(props.name);
+  const changes: { timezone?: string; webhookUrl?: string | null } = {};
+  if (props.timezone !== undefined) {
+    const timezone = canonicalTimeZone(props.timezone);
+    if (timezone !== account.timezone) changes.timezone = timezone;
+  }
+  if (props.webhookUrl !== undefined) {
+    const webhookUrl = parseWebhookUrl(props.webhookUrl);
+    if (webhookUrl !== account.webhookUrl) changes.webhookUrl = webhookUrl;
+  }
+  if (Object.keys(changes).length === 0) return account;
+  return db().account.update({ where: { id: account.id }, data: { ...changes, feedVersion: { increment: 1 } } });
+}
+
+/** The public view of an account: `{ id, name, timezone, webhookUrl }`, never secrets. */
+export function presentAccount(account: Pick<Account, 'id' | 'name' | 'timezone' | 'webhookUrl'>): PresentedAccount {
+  return { id: account.id, name: account.name, timezone: account.timezone, webhookUrl: account.webhookUrl };
+}
+
+function normaliseName(raw: string): string {
+  // NFC so that "Zoë" typed on two keyboards is one account, not two look-alikes.
+  const name = raw.trim().normalize('NFC');
+  const length = [...name].length;
+  if (length === 0) throw new InputError('the account name must not be empty', 'name');
+  if (length > nameMaxLength) throw new InputError(`the account name must be at most ${nameMaxLength} characters`, 'name');
+  if (!namePattern.test(name)) {
+    throw new InputError(`invalid account name "${name}": use letters, digits and . _ - @ only`, 'name');
+  }
+  return name;
+}
+
+/**
+ * The canonical spelling of an IANA time zone (`europe/paris` → `Europe/Paris`), or InputError.
+ * Local on purpose: src/feeds/dates.ts will hold the shared `isValidTimeZone`.
+ */
+function canonicalTimeZone(timeZone: string): string {
+  const trimmed = timeZone.trim();
+  try {
+    return new Intl.DateTimeFormat(undefined, { timeZone: trimmed }).resolvedOptions().timeZone;
+  } catch {
+    throw new InputError(`unknown time zone "${timeZone}": use an IANA name such as Europe/Paris`, 'timezone');
+  }
+}
+
+/** "" clears the webhook; anything else must be an absolute http(s) URL. */
+function parseWebhookUrl(raw: string): string | null {
+  const text = raw.trim();
+  if (text === '') return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InputError(`invalid webhook URL "${raw}": use an absolute http:// or https:// URL`, 'webhookUrl');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InputError(`invalid webhook URL "${raw}": use an absolute http:// or https:// URL`, 'webhookUrl');
+  }
+  return url.href;
+}

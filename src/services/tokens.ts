@@ -1,0 +1,158 @@
+import { decryptSecret, encryptSecret, safeEqual, sha256Hex } from '../auth/crypto.ts';
+import { secretKey } from '../auth/secret-key.ts';
+import { generateToken, generateWebhookSecret, isWellFormedToken } from '../auth/token-format.ts';
+import { db } from '../db/client.ts';
+import { NotFoundError } from '../errors.ts';
+import { isForeignKeyViolation, isUniqueViolation } from './prisma-errors.ts';
+
+/** The account a valid token acts for, with the versions feed caches are keyed by. */
+export interface AuthenticatedAccount {
+  id: number;
+  name: string;
+  timezone: string;
+  /** Bumped by every change to the account's library or settings. */
+  feedVersion: number;
+  /** Bumped by every catalog change; 0 before the server state row exists. */
+  catalogVersion: number;
+}
+
+/**
+ * The account's API token, created on first view. Only a SHA-256 digest (for lookup) and an
+ * AES-256-GCM copy under `secretKey()` (to show it again) are stored. Two first views racing
+ * each other get the same token. NotFoundError when the account does not exist.
+ */
+export async function showToken(props: { accountId: number }): Promise<string> {
+  const existing = await db().apiToken.findUnique({ where: { accountId: props.accountId }, select: { encrypted: true } });
+  if (existing) return decryptSecret(existing.encrypted, secretKey());
+  const token = generateToken();
+  try {
+    await db().apiToken.create({ data: { accountId: props.accountId, ...storedForm(token) } });
+    return token;
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw unknownAccount(props.accountId);
+    if (!isUniqueViolation(error)) throw error;
+    // Another request created the account's token between our read and our insert: show theirs.
+    const winner = await db().apiToken.findUnique({ where: { accountId: props.accountId }, select: { encrypted: true } });
+    if (!winner) throw error;
+    return decryptSecret(winner.encrypted, secretKey());
+  }
+}
+
+/**
+ * Replaces the account's token with a new one and returns it. The old token fails on the very
+ * next request, on every server instance, because authentication never caches.
+ */
+export async function regenerateToken(props: { accountId: number }): Promise<string> {
+  const token = generateToken();
+  const stored = storedForm(token);
+  try {
+    await db().apiToken.upsert({
+      where: { accountId: props.accountId },
+      update: { ...stored, rotatedAt: new Date(), lastUsedAt: null },
+      create: { accountId: props.accountId, ...stored },
+    });
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw unknownAccount(props.accountId);
+    throw error;
+  }
+  return token;
+}
+
+interface TokenRow {
+  id: number;
+  name: string;
+  timezone: string;
+  feedVersion: number | bigint;
+  catalogVersion: number | bigint;
+  digest: string;
+  tokenId: number | bigint;
+}
+
+/**
+ * The per-request check: the account `token` belongs to, or null. Malformed tokens (wrong shape
+ * or checksum) are refused without touching the database; otherwise it is one indexed query that
+ * also reads the version counters the feed cache needs, so a request costs no second round trip.
+ */
+export async function authenticateToken(token: string): Promise<AuthenticatedAccount | null> {
+  if (!isWellFormedToken(token)) return null;
+  const digest = sha256Hex(token);
+  // Identifiers quoted so the same statement runs on PostgreSQL, where unquoted names fold to lower case.
+  const rows = await db().$queryRaw<TokenRow[]>`
+    SELECT a."id", a."name", a."timezone", a."feedVersion", t."id" AS "tokenId", t."digest",
+           COALESCE((SELECT s."catalogVersion" FROM "ServerState" s WHERE s."id" = 1), 0) AS "catalogVersion"
+    FROM "ApiToken" t
+    JOIN "Account" a ON a."id" = t."accountId"
+    WHERE t."digest" = ${digest}`;
+  const row = rows[0];
+  // The index lookup finds the row; the constant-time comparison is what decides.
+  if (!row || !safeEqual(row.digest, digest)) return null;
+  noteTokenUse(digest, Number(row.tokenId));
+  return {
+    id: Number(row.id),
+    name: row.name,
+    timezone: row.timezone,
+    feedVersion: Number(row.feedVersion),
+    catalogVersion: Number(row.catalogVersion),
+  };
+}
+
+/** How often `lastUsedAt` is written at most, per token: a write per request would double the cost of every call. */
+export const lastUsedWriteInterval = 60_000;
+
+/** Last `lastUsedAt` write per token digest, in this process. */
+const lastUsedWrites = new Map<string, number>();
+/** Writes still in flight, so shutdown and tests can wait for them. */
+const pendingUsageWrites = new Set<Promise<void>>();
+
+function noteTokenUse(digest: string, tokenId: number): void {
+  const now = Date.now();
+  const previous = lastUsedWrites.get(digest);
+  if (previous !== undefined && now - previous < lastUsedWriteInterval) return;
+  // Old digests (rotated tokens) would otherwise pile up in a long-running process.
+  if (lastUsedWrites.size >= 10_000) lastUsedWrites.clear();
+  lastUsedWrites.set(digest, now);
+  const write = db()
+    .apiToken.updateMany({ where: { id: tokenId, digest }, data: { lastUsedAt: new Date(now) } })
+    .then(
+      () => undefined,
+      () => {
+        // Bookkeeping only: never fail (or slow down) the request; try again on the next one.
+        lastUsedWrites.delete(digest);
+      },
+    )
+    .finally(() => pendingUsageWrites.delete(write));
+  pendingUsageWrites.add(write);
+}
+
+/** Waits for the `lastUsedAt` writes still in flight; call before closing the database. */
+export async function flushTokenUsageWrites(): Promise<void> {
+  await Promise.all(pendingUsageWrites);
+}
+
+/**
+ * The account's Standard Webhooks signing secret (`whsec_…`), created on first view and stored
+ * only encrypted in `Account.webhookSecretEnc`. Racing first views get the same secret.
+ */
+export async function showWebhookSecret(props: { accountId: number }): Promise<string> {
+  const account = await db().account.findUnique({ where: { id: props.accountId }, select: { webhookSecretEnc: true } });
+  if (!account) throw unknownAccount(props.accountId);
+  if (account.webhookSecretEnc) return decryptSecret(account.webhookSecretEnc, secretKey());
+  const secret = generateWebhookSecret();
+  // Conditional write: only the first of several concurrent first views stores its secret.
+  const { count } = await db().account.updateMany({
+    where: { id: props.accountId, webhookSecretEnc: null },
+    data: { webhookSecretEnc: encryptSecret(secret, secretKey()) },
+  });
+  if (count === 1) return secret;
+  const winner = await db().account.findUnique({ where: { id: props.accountId }, select: { webhookSecretEnc: true } });
+  if (!winner?.webhookSecretEnc) throw unknownAccount(props.accountId);
+  return decryptSecret(winner.webhookSecretEnc, secretKey());
+}
+
+function storedForm(token: string): { digest: string; encrypted: string } {
+  return { digest: sha256Hex(token), encrypted: encryptSecret(token, secretKey()) };
+}
+
+function unknownAccount(accountId: number): NotFoundError {
+  return new NotFoundError(`unknown account ${accountId}`);
+}

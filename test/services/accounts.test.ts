@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { db } from '../../src/db/client.ts';
+import { ConflictError, InputError, NotFoundError } from '../../src/errors.ts';
+import { createAccount, findAccountByName, listAccounts, presentAccount, updateAccount } from '../../src/services/accounts.ts';
+import { useTestDatabase } from '../support/database.ts';
+
+await useTestDatabase();
+
+/** A name no other test uses. */
+function uniqueName(): string {
+  return `user-${randomUUID().slice(0, 8)}`;
+}
+
+describe('createAccount', () => {
+  it('creates an account in UTC by default, trimming the name', async () => {
+    const name = uniqueName();
+    const account = await createAccount({ name: `  ${name} ` });
+    expect(account).toMatchObject({ name, timezone: 'UTC', webhookUrl: null, feedVersion: 0 });
+    expect(await findAccountByName(name)).toMatchObject({ id: account.id });
+  });
+
+  it('stores the canonical spelling of the time zone', async () => {
+    const account = await createAccount({ name: uniqueName(), timezone: 'europe/paris' });
+    expect(account.timezone).toBe('Europe/Paris');
+  });
+
+  it('accepts letters of any script, digits and ._-@', async () => {
+    const name = `Zoë.ß_1-@${randomUUID().slice(0, 6)}`;
+    expect((await createAccount({ name })).name).toBe(name);
+  });
+
+  it('refuses empty, too long and badly-charactered names', async () => {
+    for (const name of ['', '   ', 'a'.repeat(65), 'has space', 'semi;colon', 'slash/name', 'quote"']) {
+      await expect(createAccount({ name }), JSON.stringify(name)).rejects.toThrow(InputError);
+    }
+    expect((await createAccount({ name: `${'b'.repeat(56)}${randomUUID().slice(0, 8)}` })).name).toHaveLength(64);
+  });
+
+  it('refuses an unknown time zone', async () => {
+    await expect(createAccount({ name: uniqueName(), timezone: 'Mars/Olympus' })).rejects.toThrow(/unknown time zone "Mars\/Olympus"/);
+    await expect(createAccount({ name: uniqueName(), timezone: '' })).rejects.toThrow(InputError);
+  });
+
+  it('refuses a taken name with ConflictError', async () => {
+    const name = uniqueName();
+    await createAccount({ name });
+    await expect(createAccount({ name })).rejects.toThrow(ConflictError);
+    await expect(createAccount({ name: ` ${name}` })).rejects.toThrow(`an account named "${name}" already exists`);
+  });
+});
+
+describe('listAccounts and findAccountByName', () => {
+  it('lists accounts oldest first', async () => {
+    const first = await createAccount({ name: uniqueName() });
+    const second = await createAccount({ name: uniqueName() });
+    const ids = (await listAccounts()).map((account) => account.id);
+    expect(ids.indexOf(first.id)).toBeLessThan(ids.indexOf(second.id));
+  });
+
+  it('throws NotFoundError naming the user', async () => {
+    await expect(findAccountByName('nobody-here')).rejects.toThrow(NotFoundError);
+    await expect(findAccountByName('nobody-here')).rejects.toThrow('unknown user "nobody-here"');
+  });
+});
+
+describe('updateAccount', () => {
+  it('changes the time zone and bumps feedVersion in the same write', async () => {
+    const account = await createAccount({ name: uniqueName() });
+    const updated = await updateAccount({ name: account.name, timezone: 'America/New_York' });
+    expect(updated).toMatchObject({ timezone: 'America/New_York', feedVersion: 1 });
+    expect(await db().account.findUniqueOrThrow({ where: { id: account.id } })).toMatchObject({ timezone: 'America/New_York', feedVersion: 1 });
+  });
+
+  it('sets and clears the webhook URL', async () => {
+    const account = await createAccount({ name: uniqueName() });
+    const set = await updateAccount({ name: account.name, webhookUrl: 'http://homeassistant.local:8123/api/webhook/airdate' });
+    expect(set.webhookUrl).toBe('http://homeassistant.local:8123/api/webhook/airdate');
+    expect(set.feedVersion).toBe(1);
+    const cleared = await updateAccount({ name: account.name, webhookUrl: '' });
+    expect(cleared.webhookUrl).toBeNull();
+    expect(cleared.feedVersion).toBe(2);
+  });
+
+  it('changes nothing (and keeps feedVersion) when the values are the same or absent', async () => {
+    const account = await createAccount({ name: uniqueName(), timezone: 'Asia/Tokyo' });
+    expect((await updateAccount({ name: account.name })).feedVersion).toBe(0);
+    expect((await updateAccount({ name: account.name, timezone: 'Asia/Tokyo', webhookUrl: '' })).feedVersion).toBe(0);
+  });
+
+  it('refuses relative, non-http and malformed webhook URLs', async () => {
+    const account = await createAccount({ name: uniqueName() });
+    for (const webhookUrl of ['/relative/path', 'ftp://example.com/hook', 'javascript:alert(1)', 'not a url', 'example.com/hook']) {
+      await expect(updateAccount({ name: account.name, webhookUrl }), webhookUrl).rejects.toThrow(InputError);
+    }
+    expect((await findAccountByName(account.name)).feedVersion).toBe(0);
+  });
+
+  it('refuses an unknown account or time zone', async () => {
+    await expect(updateAccount({ name: 'nobody-here', timezone: 'UTC' })).rejects.toThrow(NotFoundError);
+    const account = await createAccount({ name: uniqueName() });
+    await expect(updateAccount({ name: account.name, timezone: 'Nowhere/Land' })).rejects.toThrow(InputError);
+  });
+});
+
+describe('presentAccount', () => {
+  it('shows id, name, time zone and webhook URL, and no secrets', async () => {
+    const account = await createAccount({ name: uniqueName() });
+    await db().account.update({ where: { id: account.id }, data: { webhookSecretEnc: 'v1.secret' } });
+    const stored = await findAccountByName(account.name);
+    expect(presentAccount(stored)).toEqual({ id: account.id, name: account.name, timezone: 'UTC', webhookUrl: null });
+  });
+});
