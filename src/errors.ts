@@ -4,15 +4,19 @@
  * masked by Yoga and logged.
  */
 export abstract class AppError extends Error {
-  abstract readonly code: string;
-  abstract readonly status: number;
+  abstract readonly code: keyof typeof httpStatusByCode;
+  get status(): number {
+    return httpStatusByCode[this.code];
+  }
 }
+
+/** HTTP status of each expected error code; the REST facade maps GraphQL error results with it. */
+export const httpStatusByCode = { BAD_INPUT: 400, UNAUTHORIZED: 401, NOT_FOUND: 404, CONFLICT: 409 } as const;
 
 /** Wrong, missing or out-of-range input (HTTP 400). */
 export class InputError extends AppError {
   override name = 'InputError';
-  readonly code = 'BAD_INPUT';
-  readonly status = 400;
+  readonly code = 'BAD_INPUT' as const;
   constructor(message: string, readonly field?: string) {
     super(message);
   }
@@ -21,20 +25,17 @@ export class InputError extends AppError {
 /** The item or account does not exist (HTTP 404). */
 export class NotFoundError extends AppError {
   override name = 'NotFoundError';
-  readonly code = 'NOT_FOUND';
-  readonly status = 404;
+  readonly code = 'NOT_FOUND' as const;
 }
 
 /** The request conflicts with what is stored, such as a taken account name (HTTP 409). */
 export class ConflictError extends AppError {
   override name = 'ConflictError';
-  readonly code = 'CONFLICT';
-  readonly status = 409;
+  readonly code = 'CONFLICT' as const;
 }
 
 /** Missing, malformed, revoked or wrongly-sent token (HTTP 401). */
 export class UnauthorizedError extends AppError {
   override name = 'UnauthorizedError';
-  readonly code = 'UNAUTHORIZED';
-  readonly status = 401;
+  readonly code = 'UNAUTHORIZED' as const;
 }

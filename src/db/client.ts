@@ -13,6 +13,12 @@ export class DatabaseError extends Error {
 }
 
 let current: PrismaClient | undefined;
+let queryCount = 0;
+
+/** Number of SQL queries this process has sent since start; differences count a request's queries. */
+export function queryCounter(): number {
+  return queryCount;
+}
 
 /**
  * The process's Prisma client. Modules import this instead of receiving the client through the
@@ -42,7 +48,14 @@ export async function openDatabase(config: Config, options: { migrate?: boolean 
   }
   mkdirSync(path.dirname(config.database.file), { recursive: true });
   if (options.migrate) migrateSqlite(config.database.file);
-  const client = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: config.database.file }) });
+  const client = new PrismaClient({
+    adapter: new PrismaBetterSQLite3({ url: config.database.file }),
+    // Query events feed `queryCounter` (tests count queries per feed to catch N+1 regressions).
+    log: [{ emit: 'event', level: 'query' }],
+  });
+  client.$on('query', () => {
+    queryCount += 1;
+  });
   for (const [name, value, expected] of sqlitePragmas) {
     await client.$queryRawUnsafe(`PRAGMA ${name} = ${value}`);
     const rows = await client.$queryRawUnsafe<Record<string, unknown>[]>(`PRAGMA ${name}`);

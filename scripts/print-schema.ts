@@ -1,0 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import { printedSchema, schemaFile } from '../src/schema/print.ts';
+
+/** Writes schema.graphql from the Pothos schema (`npm run schema:print`). */
+writeFileSync(schemaFile, printedSchema());
+process.stdout.write(`wrote ${schemaFile}\n`);

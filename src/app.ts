@@ -1,0 +1,113 @@
+import { createYoga } from 'graphql-yoga';
+import type { Config } from './config.ts';
+import { closeDatabase, db, openDatabase } from './db/client.ts';
+import { initSecretKey } from './auth/secret-key.ts';
+import { authenticateRequest, redactedPath, type TokenPlacement } from './http/authenticate.ts';
+import { errorResponse, HttpError, json } from './http/responses.ts';
+import { createLogger, type Logger } from './log.ts';
+import { createMachineHandlers, type MachineHandler } from './rest/machine-routes.ts';
+import type { GraphQLContext } from './schema/context.ts';
+import { schema } from './schema/index.ts';
+import { createCatalogProviders } from './catalog/providers.ts';
+import { createCatalogService } from './services/catalog.ts';
+
+/** The whole server, built without listening: tests call `fetch` in-process. */
+export interface App {
+  fetch(request: Request): Promise<Response>;
+  close(): Promise<void>;
+  logger: Logger;
+}
+
+interface Route {
+  /** Where the token may come from. */
+  auth: TokenPlacement;
+  methods: Partial<Record<'GET' | 'POST', MachineHandler>>;
+}
+
+/**
+ * Builds the server for `config`: opens (and migrates) the database, loads the secret key and
+ * the offline catalog, and wires GraphQL and the REST facade onto one schema.
+ */
+export async function createApp(config: Config): Promise<App> {
+  const logger = createLogger(config.logLevel);
+  await openDatabase(config, { migrate: true });
+  initSecretKey(config);
+  const catalog = createCatalogService(await createCatalogProviders(config));
+  const services = { catalog };
+
+  const yoga = createYoga<{ account: GraphQLContext['account'] }>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    maskedErrors: true,
+    logging: logger,
+    graphiql: { title: 'Airdate GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }) },
+    context: ({ account }): GraphQLContext => ({ account, services, source: 'graphql' }),
+  });
+
+  const machine = createMachineHandlers({ schema, logger, maxJsonBytes: config.limits.maxJsonBytes });
+  const routes = new Map<string, Route>([
+    ['/api/machine/summary', { auth: 'header-or-query', methods: { GET: machine.summary } }],
+    ['/api/machine/watched', { auth: 'header-or-query', methods: { POST: machine.watched } }],
+    ['/api/machine/follow', { auth: 'header-or-query', methods: { POST: machine.follow } }],
+  ]);
+
+  async function route(request: Request, url: URL): Promise<Response> {
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    if (path === '/healthz') return json(200, { ok: true });
+    if (path === '/readyz') return readiness(logger);
+    if (path === '/graphql') return graphql(request, url);
+    const found = routes.get(path);
+    if (!found) throw new HttpError(404, `no such endpoint: ${request.method} ${url.pathname}`);
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const handler = found.methods[method as keyof Route['methods']];
+    if (!handler) {
+      const allow = Object.keys(found.methods).join(', ');
+      throw new HttpError(405, `method ${request.method} is not allowed here; use ${allow}`, { allow });
+    }
+    const account = await authenticateRequest(request, url, found.auth);
+    const response = await handler(request, { account, services, source: 'api' });
+    return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
+  }
+
+  async function graphql(request: Request, url: URL): Promise<Response> {
+    const wantsPage = request.method === 'GET' && !url.searchParams.has('query') && (request.headers.get('accept') ?? '').includes('text/html');
+    if (wantsPage) return yoga.fetch(request, {} as { account: GraphQLContext['account'] });
+    const account = await authenticateRequest(request, url, 'header-only');
+    return yoga.fetch(request, { account });
+  }
+
+  return {
+    logger,
+    async fetch(request) {
+      const url = new URL(request.url);
+      const started = performance.now();
+      let response: Response;
+      try {
+        response = await route(request, url);
+      } catch (error) {
+        if (error instanceof HttpError) {
+          response = errorResponse(error.status, error.message, error.headers);
+        } else {
+          logger.error(`${request.method} ${redactedPath(url)} failed`, error);
+          response = errorResponse(500, 'internal server error');
+        }
+      }
+      logger.debug(`${request.method} ${redactedPath(url)} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
+      return response;
+    },
+    async close() {
+      await closeDatabase();
+    },
+  };
+}
+
+async function readiness(logger: Logger): Promise<Response> {
+  try {
+    await db().$queryRaw`SELECT 1`;
+    return json(200, { ok: true, database: 'ok' });
+  } catch (error) {
+    logger.warn('readiness check failed', error);
+    return json(503, { error: 'database unreachable' });
+  }
+}

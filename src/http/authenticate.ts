@@ -1,0 +1,37 @@
+import { authenticateToken, type AuthenticatedAccount } from '../services/tokens.ts';
+import { HttpError } from './responses.ts';
+
+/** Where an endpoint accepts the token from (machine-api.md §5, decisions.md "Paths"). */
+export type TokenPlacement = 'header-or-query' | 'header-only';
+
+/**
+ * Finds and checks the request's API token. The header (`Authorization: Bearer …`) is always
+ * accepted; `?token=` only where `placement` allows it. Any failure is a 401 HttpError.
+ */
+export async function authenticateRequest(request: Request, url: URL, placement: TokenPlacement): Promise<AuthenticatedAccount> {
+  const header = request.headers.get('authorization');
+  const queryToken = url.searchParams.get('token');
+  let token: string | undefined;
+  if (header !== null) {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+    if (!match) throw new HttpError(401, 'the Authorization header must be "Bearer <API token>"');
+    token = match[1];
+  } else if (queryToken !== null) {
+    if (placement === 'header-only') {
+      throw new HttpError(401, 'this endpoint does not accept ?token=; send the token as "Authorization: Bearer <API token>"');
+    }
+    token = queryToken;
+  }
+  if (!token) throw new HttpError(401, 'missing API token; send "Authorization: Bearer <API token>"');
+  const account = await authenticateToken(token);
+  if (!account) throw new HttpError(401, 'invalid API token');
+  return account;
+}
+
+/** The URL as it may be logged: the `token` query parameter is never written anywhere. */
+export function redactedPath(url: URL): string {
+  if (!url.searchParams.has('token')) return url.pathname + url.search;
+  const params = new URLSearchParams(url.search);
+  params.set('token', 'REDACTED');
+  return `${url.pathname}?${params.toString()}`;
+}

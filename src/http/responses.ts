@@ -1,0 +1,31 @@
+/** Errors the HTTP edge answers with directly: method, media type, size, routing. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const jsonType = { 'content-type': 'application/json; charset=utf-8' };
+
+/** A JSON response from an already serialized body. */
+export function jsonText(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { ...jsonType, ...headers } });
+}
+
+/** A JSON response. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return jsonText(status, JSON.stringify(body), headers);
+}
+
+/** Every failure body is exactly `{"error":"<message>"}`. */
+export function errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
+  return json(status, { error: message }, headers);
+}
+
+/** The success body of every write endpoint. */
+export const okResponse = (): Response => jsonText(200, '{"ok":true}');

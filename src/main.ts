@@ -1,0 +1,66 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createServerAdapter } from '@whatwg-node/server';
+import { createApp } from './app.ts';
+import { runCommand } from './cli/run-command.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+
+/**
+ * The one entry point: `serve` (what `npm start` runs) listens; every other command is run by
+ * the command line module. Configuration is parsed here, once.
+ */
+async function main(argv: string[]): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    for (const problem of error.problems) process.stderr.write(`airdate: configuration: ${problem}\n`);
+    return 2;
+  }
+  const [command = 'serve'] = argv;
+  if (command === 'serve' && argv.length <= 1) return serve(config);
+  return runCommand(argv, {
+    stdout: (line) => process.stdout.write(`${line}\n`),
+    stderr: (line) => process.stderr.write(`${line}\n`),
+    config,
+  });
+}
+
+async function serve(config: Config): Promise<number> {
+  let app;
+  try {
+    app = await createApp(config);
+  } catch (error) {
+    process.stderr.write(`airdate: cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  const server = createServer(createServerAdapter((request: Request) => app.fetch(request)));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.http.port, config.http.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(
+    `Airdate listening on http://localhost:${port} (GraphiQL at /graphql) — create an account with ` +
+      `"npm run airdate -- user create <name>" and see its token with "npm run airdate -- token show <name>"\n`,
+  );
+  return new Promise<number>((resolve) => {
+    const stop = () => {
+      server.close();
+      server.closeIdleConnections();
+      void app.close().then(() => resolve(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`airdate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,91 @@
+import type { GraphQLSchema } from 'graphql';
+import { httpStatusByCode } from '../errors.ts';
+import { HttpError, jsonText, okResponse } from '../http/responses.ts';
+import { readJsonBody } from '../http/read-json.ts';
+import type { Logger } from '../log.ts';
+import type { GraphQLContext } from '../schema/context.ts';
+import { booleanField, requireId, requireKind, requireObject } from './machine-body.ts';
+import { prepareOperation, runOperation } from './run-operation.ts';
+import { presentSummary } from './present-feeds.ts';
+
+const feedItemFields = `
+  fragment FeedItemFields on FeedItem {
+    kind id title airDate poster
+    ... on EpisodeFeedItem { show showId episode season number episodeTitle }
+  }`;
+
+const summaryOperation = `
+  query MachineSummary {
+    summary {
+      generatedAt
+      counts { upNext airingToday airingWeek unwatchedEpisodes }
+      next { ...FeedItemFields }
+      upNext { ...FeedItemFields }
+      today { ...FeedItemFields }
+      week { ...FeedItemFields }
+      releasing { ...FeedItemFields }
+    }
+  }
+  ${feedItemFields}`;
+
+const writeResultFields = `__typename ... on Error { message code }`;
+const watchedOperation = `mutation MachineWatched($input: SetWatchedInput!) { setWatched(input: $input) { ${writeResultFields} } }`;
+const followOperation = `mutation MachineFollow($input: SetFollowInput!) { setFollow(input: $input) { ${writeResultFields} } }`;
+
+export interface MachineRouteProps {
+  schema: GraphQLSchema;
+  logger: Logger;
+  maxJsonBytes: number;
+}
+
+/** A machine endpoint: gets the request and the authenticated GraphQL context. */
+export type MachineHandler = (request: Request, context: GraphQLContext) => Promise<Response>;
+
+/**
+ * The machine endpoints. Each runs a named operation on the GraphQL schema and reshapes the
+ * result into the machine API's JSON; none of them implements a rule of its own.
+ */
+export function createMachineHandlers(props: MachineRouteProps) {
+  const { schema, logger, maxJsonBytes } = props;
+  const summary = prepareOperation(schema, summaryOperation);
+  const watched = prepareOperation(schema, watchedOperation);
+  const follow = prepareOperation(schema, followOperation);
+
+  /** Answers a write mutation's result union: success → {"ok":true}, error → its status. */
+  const writeResponse = (result: unknown): Response => {
+    const value = result as { __typename: string; message?: string; code?: keyof typeof httpStatusByCode };
+    if (value.code !== undefined) throw new HttpError(httpStatusByCode[value.code] ?? 400, value.message ?? 'request failed');
+    return okResponse();
+  };
+
+  const handlers = {
+    summary: (async (_request, context) => {
+      const data = await runOperation(schema, summary, context, logger);
+      return jsonText(200, JSON.stringify(presentSummary(data.summary)));
+    }) satisfies MachineHandler,
+
+    watched: (async (request, context) => {
+      const body = requireObject(await readJsonBody(request, maxJsonBytes));
+      const input = {
+        kind: requireKind(body, ['episode', 'movie', 'game'] as const).toUpperCase(),
+        id: requireId(body),
+        watched: booleanField(body, 'watched', true),
+      };
+      const data = await runOperation(schema, watched, context, logger, { input });
+      return writeResponse(data.setWatched);
+    }) satisfies MachineHandler,
+
+    follow: (async (request, context) => {
+      const body = requireObject(await readJsonBody(request, maxJsonBytes));
+      const input = {
+        kind: requireKind(body, ['show', 'movie', 'game'] as const).toUpperCase(),
+        id: requireId(body),
+        followed: booleanField(body, 'followed', false),
+        archived: booleanField(body, 'archived', false),
+      };
+      const data = await runOperation(schema, follow, context, logger, { input });
+      return writeResponse(data.setFollow);
+    }) satisfies MachineHandler,
+  };
+  return handlers;
+}

@@ -1,0 +1,61 @@
+import { db } from '../db/client.ts';
+import { updateAccount } from '../services/accounts.ts';
+import { regenerateToken, showToken, showWebhookSecret } from '../services/tokens.ts';
+import { builder } from './builder.ts';
+import { writeErrors } from './errors.ts';
+
+const AccountRef = builder.prismaObject('Account', {
+  description: 'The account the token belongs to.',
+  fields: (t) => ({
+    databaseId: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    timezone: t.exposeString('timezone', { description: 'IANA time zone; every feed date is in it.' }),
+    webhookUrl: t.exposeString('webhookUrl', { nullable: true }),
+    apiToken: t.string({
+      description: 'The personal API token, created the first time it is viewed.',
+      resolve: (account) => showToken({ accountId: account.id }),
+    }),
+    webhookSecret: t.string({
+      description: 'The `whsec_` secret release notifications are signed with, created on first view.',
+      resolve: (account) => showWebhookSecret({ accountId: account.id }),
+    }),
+  }),
+});
+
+builder.queryField('viewer', (t) =>
+  t.prismaField({
+    type: 'Account',
+    description: 'The account of the token the request carries.',
+    resolve: (query, _root, _args, context) => db().account.findUniqueOrThrow({ ...query, where: { id: context.account.id } }),
+  }),
+);
+
+builder.mutationField('regenerateToken', (t) =>
+  t.string({
+    description: 'Replaces the API token; the old one stops working at once, on every server instance.',
+    resolve: (_root, _args, context) => regenerateToken({ accountId: context.account.id }),
+  }),
+);
+
+const UpdateSettingsInput = builder.inputType('UpdateSettingsInput', {
+  fields: (t) => ({
+    timezone: t.string({ required: false, description: 'IANA time zone, e.g. Europe/Berlin.' }),
+    webhookUrl: t.string({ required: false, description: 'http(s) URL for release notifications; "" turns them off.' }),
+  }),
+});
+
+builder.mutationField('updateSettings', (t) =>
+  t.field({
+    type: AccountRef,
+    errors: { types: writeErrors },
+    args: { input: t.arg({ type: UpdateSettingsInput, required: true }) },
+    resolve: async (_root, { input }, context) => {
+      await updateAccount({
+        name: context.account.name,
+        timezone: input.timezone ?? undefined,
+        webhookUrl: input.webhookUrl ?? undefined,
+      });
+      return db().account.findUniqueOrThrow({ where: { id: context.account.id } });
+    },
+  }),
+);

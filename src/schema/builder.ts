@@ -1,0 +1,53 @@
+import SchemaBuilder from '@pothos/core';
+import ErrorsPlugin from '@pothos/plugin-errors';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
+import { db } from '../db/client.ts';
+import type PrismaTypes from '../generated/pothos-types.ts';
+import { getDatamodel } from '../generated/pothos-types.ts';
+import type { GraphQLContext } from './context.ts';
+
+/** The one Pothos builder: plugins and scalars only; types live in one file per domain. */
+export const builder = new SchemaBuilder<{
+  PrismaTypes: PrismaTypes;
+  Context: GraphQLContext;
+  DefaultFieldNullability: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    LocalDate: { Input: string; Output: string };
+  };
+}>({
+  plugins: [ErrorsPlugin, RelayPlugin, PrismaPlugin],
+  defaultFieldNullability: false,
+  relay: { clientMutationId: 'omit', cursorType: 'String' },
+  prisma: {
+    // The client is owned by src/db/client.ts and opened before the first request.
+    client: () => db(),
+    dmmf: getDatamodel(),
+    exposeDescriptions: true,
+    filterConnectionTotalCount: true,
+  },
+  errors: { defaultTypes: [] },
+});
+
+builder.scalarType('DateTime', {
+  description: 'An instant, as an ISO 8601 UTC timestamp with milliseconds.',
+  serialize: (value) => value.toISOString(),
+  parseValue: (value) => {
+    const date = typeof value === 'string' ? new Date(value) : null;
+    if (!date || Number.isNaN(date.getTime())) throw new TypeError('DateTime must be an ISO 8601 timestamp');
+    return date;
+  },
+});
+
+builder.scalarType('LocalDate', {
+  description: 'A calendar date, YYYY-MM-DD.',
+  serialize: (value) => value,
+  parseValue: (value) => {
+    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new TypeError('LocalDate must be YYYY-MM-DD');
+    return value;
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});

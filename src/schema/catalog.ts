@@ -1,0 +1,63 @@
+import { episodeCode } from '../feeds/dates.ts';
+import { builder } from './builder.ts';
+
+export const ShowRef = builder.prismaObject('Show', {
+  description: 'A TV show from the catalog.',
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The id the REST write endpoints take.' }),
+    title: t.exposeString('title'),
+    poster: t.exposeString('poster', { nullable: true }),
+    overview: t.exposeString('overview', { nullable: true }),
+    tmdbId: t.exposeInt('tmdbId', { nullable: true }),
+    tvdbId: t.exposeInt('tvdbId', { nullable: true }),
+    episodes: t.relation('episodes', { query: { orderBy: [{ season: 'asc' }, { number: 'asc' }] } }),
+  }),
+});
+
+builder.prismaObject('Episode', {
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The id the REST watched endpoint takes.' }),
+    season: t.exposeInt('season', { description: '0 for specials.' }),
+    number: t.exposeInt('number'),
+    code: t.string({ description: 'S01E02', resolve: (episode) => episodeCode(episode.season, episode.number) }),
+    title: t.exposeString('title', { nullable: true }),
+    airDate: t.expose('airDate', { type: 'LocalDate', nullable: true }),
+    show: t.relation('show'),
+  }),
+});
+
+export const MovieRef = builder.prismaObject('Movie', {
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The id the REST write endpoints take.' }),
+    title: t.exposeString('title'),
+    poster: t.exposeString('poster', { nullable: true }),
+    overview: t.exposeString('overview', { nullable: true }),
+    releaseDate: t.expose('releaseDate', { type: 'LocalDate', nullable: true }),
+    tmdbId: t.exposeInt('tmdbId', { nullable: true }),
+  }),
+});
+
+export const GameRef = builder.prismaObject('Game', {
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The id the REST write endpoints take.' }),
+    title: t.exposeString('title'),
+    poster: t.exposeString('poster', { nullable: true }),
+    overview: t.exposeString('overview', { nullable: true }),
+    releaseDate: t.expose('releaseDate', { type: 'LocalDate', nullable: true }),
+    igdbId: t.exposeInt('igdbId', { nullable: true }),
+  }),
+});
+
+export const CatalogItem = builder.unionType('CatalogItem', {
+  description: 'A show, movie or game from the catalog.',
+  types: [ShowRef, MovieRef, GameRef],
+  resolveType: (item) => ('releaseDate' in item ? ('igdbId' in item ? GameRef : MovieRef) : ShowRef),
+});
+
+export const MediaKind = builder.enumType('MediaKind', {
+  values: { SHOW: { value: 'show' }, MOVIE: { value: 'movie' }, GAME: { value: 'game' } } as const,
+});
+
+export const CatalogSource = builder.enumType('CatalogSource', {
+  values: { TMDB: { value: 'tmdb' }, TVDB: { value: 'tvdb' }, IGDB: { value: 'igdb' } } as const,
+});

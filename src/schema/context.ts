@@ -1,0 +1,10 @@
+import type { AuthenticatedAccount } from '../services/tokens.ts';
+import type { CatalogService } from '../services/catalog.ts';
+
+/** What every GraphQL operation runs with; the edge (HTTP or REST facade) authenticates first. */
+export interface GraphQLContext {
+  account: AuthenticatedAccount;
+  services: { catalog: CatalogService };
+  /** Where writes come from, for the watch history: `api` (REST) or `graphql`. */
+  source: 'api' | 'graphql';
+}

@@ -1,0 +1,75 @@
+import type { EpisodeFeedItem, FeedItem, SummaryCounts } from '../feeds/types.ts';
+import { getFeeds } from '../services/feeds.ts';
+import { builder } from './builder.ts';
+
+const FeedItemKind = builder.enumType('FeedItemKind', {
+  values: {
+    EPISODE: { value: 'episode' },
+    MOVIE: { value: 'movie' },
+    GAME: { value: 'game' },
+  } as const,
+});
+
+const FeedItemRef = builder.interfaceRef<FeedItem>('FeedItem').implement({
+  description: 'An episode, movie or game in a feed.',
+  resolveType: (item) => (item.kind === 'episode' ? 'EpisodeFeedItem' : 'TitleFeedItem'),
+  fields: (t) => ({
+    kind: t.field({ type: FeedItemKind, resolve: (item) => item.kind }),
+    id: t.exposeInt('id', { description: 'Database id, the one the write endpoints take.' }),
+    title: t.exposeString('title', { description: "The show's title for an episode, else the item's." }),
+    airDate: t.field({ type: 'LocalDate', resolve: (item) => item.air_date }),
+    poster: t.exposeString('poster', { nullable: true }),
+  }),
+});
+
+builder.objectRef<EpisodeFeedItem>('EpisodeFeedItem').implement({
+  interfaces: [FeedItemRef],
+  fields: (t) => ({
+    show: t.exposeString('show'),
+    showId: t.exposeInt('show_id'),
+    episode: t.exposeString('episode', { description: 'S01E02; two digits at least.' }),
+    season: t.exposeInt('season'),
+    number: t.exposeInt('number'),
+    episodeTitle: t.exposeString('episode_title', { nullable: true }),
+  }),
+});
+
+builder.objectRef<FeedItem>('TitleFeedItem').implement({
+  description: 'A movie or a game in a feed.',
+  interfaces: [FeedItemRef],
+  fields: () => ({}),
+});
+
+const Counts = builder.objectRef<SummaryCounts>('SummaryCounts').implement({
+  fields: (t) => ({
+    upNext: t.exposeInt('upNext'),
+    airingToday: t.exposeInt('airingToday'),
+    airingWeek: t.exposeInt('airingWeek'),
+    unwatchedEpisodes: t.exposeInt('unwatchedEpisodes'),
+  }),
+});
+
+type SummaryShape = Awaited<ReturnType<typeof getFeeds>> & { generatedAt: Date };
+const episodeItems = (items: EpisodeFeedItem[]): FeedItem[] => items;
+
+const Summary = builder.objectRef<SummaryShape>('Summary').implement({
+  description: 'The consolidated feed: the same data as GET /api/machine/summary.',
+  fields: (t) => ({
+    generatedAt: t.expose('generatedAt', { type: 'DateTime' }),
+    date: t.field({ type: 'LocalDate', description: "The account's local date the feed is for.", resolve: (s) => s.date }),
+    counts: t.field({ type: Counts, resolve: (s) => s.counts }),
+    next: t.field({ type: FeedItemRef, nullable: true, resolve: (s) => s.next }),
+    upNext: t.field({ type: [FeedItemRef], resolve: (s) => episodeItems(s.upNext) }),
+    today: t.field({ type: [FeedItemRef], resolve: (s) => episodeItems(s.today) }),
+    week: t.field({ type: [FeedItemRef], resolve: (s) => episodeItems(s.week) }),
+    releasing: t.field({ type: [FeedItemRef], resolve: (s) => s.releasing }),
+  }),
+});
+
+builder.queryField('summary', (t) =>
+  t.field({
+    type: Summary,
+    description: "The viewer's consolidated feed, in the viewer's time zone.",
+    resolve: async (_root, _args, context) => ({ ...(await getFeeds(context.account)), generatedAt: new Date() }),
+  }),
+);

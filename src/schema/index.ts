@@ -1,0 +1,9 @@
+import { builder } from './builder.ts';
+import './errors.ts';
+import './catalog.ts';
+import './account.ts';
+import './library.ts';
+import './feeds.ts';
+
+/** The Airdate GraphQL schema: served at /graphql and run by the REST facade. */
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,157 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type App } from '../../src/app.ts';
+import { queryCounter } from '../../src/db/client.ts';
+import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { setFollow, setWatched } from '../../src/services/library.ts';
+import { useTestDatabase } from '../support/database.ts';
+import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';
+import { call } from '../support/http.ts';
+
+const config = await useTestDatabase();
+let app: App;
+beforeAll(async () => {
+  app = await createApp(config);
+});
+
+const today = () => localDate('UTC', new Date());
+
+/** An account following one show with two aired episodes (first watched), one airing today, one next week. */
+async function libraryFixture() {
+  const account = await makeAccount();
+  const show = await makeShow({
+    title: 'Sunday Science',
+    poster: 'https://images.example/sunday.jpg',
+    episodes: [
+      { number: 1, airDate: addDays(today(), -14) },
+      { number: 2, airDate: addDays(today(), -7), title: 'Second' },
+      { number: 3, airDate: today() },
+      { number: 4, airDate: addDays(today(), 7) },
+    ],
+  });
+  const movie = await makeMovie({ title: 'Tomorrow Movie', releaseDate: addDays(today(), 1) });
+  await setFollow({ accountId: account.id, kind: 'show', id: show.id, followed: true });
+  await setFollow({ accountId: account.id, kind: 'movie', id: movie.id, followed: true });
+  await setWatched({ accountId: account.id, kind: 'episode', id: show.episodes[0]!.id, watched: true });
+  return { account, show, movie };
+}
+
+describe('GET /api/machine/summary', () => {
+  it('answers the summary object with the spec fields', async () => {
+    const { account, show, movie } = await libraryFixture();
+    const response = await call(app, 'GET', '/api/machine/summary', { token: account.token });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const summary = response.json;
+    expect(Object.keys(summary)).toEqual(['generatedAt', 'counts', 'next', 'upNext', 'today', 'week', 'releasing']);
+    expect(summary.generatedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(summary.counts).toEqual({ upNext: 1, airingToday: 1, airingWeek: 1, unwatchedEpisodes: 2 });
+    const second = show.episodes[1]!;
+    expect(summary.next).toEqual({
+      kind: 'episode', id: second.id, title: 'Sunday Science', show: 'Sunday Science', show_id: show.id,
+      episode: 'S01E02', season: 1, number: 2, episode_title: 'Second', air_date: addDays(today(), -7),
+      poster: 'https://images.example/sunday.jpg',
+    });
+    expect(summary.upNext).toEqual([summary.next]);
+    expect(summary.today.map((item: any) => item.episode)).toEqual(['S01E03']);
+    expect(summary.week.map((item: any) => item.episode)).toEqual(['S01E03']);
+    expect(summary.releasing.map((item: any) => [item.kind, item.id])).toEqual([
+      ['episode', show.episodes[2]!.id],
+      ['movie', movie.id],
+    ]);
+    expect(summary.releasing[1]).toEqual({ kind: 'movie', id: movie.id, title: 'Tomorrow Movie', air_date: addDays(today(), 1), poster: null });
+  });
+
+  it('accepts the token as ?token= and answers HEAD without a body', async () => {
+    const { account } = await libraryFixture();
+    const viaQuery = await call(app, 'GET', '/api/machine/summary', { queryToken: account.token });
+    expect(viaQuery.status).toBe(200);
+    expect(viaQuery.json.counts.upNext).toBe(1);
+    const head = await call(app, 'HEAD', '/api/machine/summary', { token: account.token });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+  });
+
+  it('gives an empty feed to a new account', async () => {
+    const account = await makeAccount();
+    const { json } = await call(app, 'GET', '/api/machine/summary', { token: account.token });
+    expect(json).toMatchObject({ counts: { upNext: 0, airingToday: 0, airingWeek: 0, unwatchedEpisodes: 0 }, next: null, upNext: [], today: [], week: [], releasing: [] });
+  });
+
+  it('reflects a write at once (no stale cache) and uses the account time zone', async () => {
+    const { account, show } = await libraryFixture();
+    await call(app, 'GET', '/api/machine/summary', { token: account.token });
+    await setWatched({ accountId: account.id, kind: 'episode', id: show.episodes[1]!.id, watched: true });
+    const after = await call(app, 'GET', '/api/machine/summary', { token: account.token });
+    expect(after.json.counts.unwatchedEpisodes).toBe(1);
+    expect(after.json.next.episode).toBe('S01E03');
+  });
+
+  it('loads the feed in a fixed number of queries whatever the library size', async () => {
+    const small = await libraryFixture();
+    const large = await makeAccount();
+    for (let index = 0; index < 15; index += 1) {
+      const show = await makeShow({ episodes: [{ number: 1, airDate: addDays(today(), -1) }, { number: 2, airDate: today() }] });
+      await setFollow({ accountId: large.id, kind: 'show', id: show.id, followed: true });
+      const game = await makeGame({ releaseDate: today() });
+      await setFollow({ accountId: large.id, kind: 'game', id: game.id, followed: true });
+    }
+    const queriesFor = async (token: string) => {
+      const before = queryCounter();
+      const response = await call(app, 'GET', '/api/machine/summary', { token });
+      expect(response.status).toBe(200);
+      return queryCounter() - before;
+    };
+    const smallQueries = await queriesFor(small.account.token);
+    const largeQueries = await queriesFor(large.token);
+    expect(largeQueries).toBe(smallQueries);
+    expect(largeQueries).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('authentication', () => {
+  const cases: [string, Record<string, string>, string | undefined][] = [
+    ['no token', {}, undefined],
+    ['a non-bearer scheme', { authorization: 'Basic dXNlcjpwYXNz' }, undefined],
+    ['a bearer with nothing', { authorization: 'Bearer ' }, undefined],
+    ['a malformed token', { authorization: 'Bearer not-a-token' }, undefined],
+    ['a bare prefix as ?token=', {}, 'adt_'],
+    ['a malformed ?token=', {}, 'garbage'],
+  ];
+  it.each(cases)('401 with a JSON error for %s', async (_name, headers, queryToken) => {
+    const response = await call(app, 'GET', '/api/machine/summary', { headers, queryToken });
+    expect(response.status).toBe(401);
+    expect(Object.keys(response.json)).toEqual(['error']);
+    expect(typeof response.json.error).toBe('string');
+  });
+
+  it('401 for a token of the right shape that no account has', async () => {
+    const account = await makeAccount();
+    const forged = account.token.slice(0, -8) + (account.token.endsWith('A') ? 'B' : 'A') + account.token.slice(-7);
+    const response = await call(app, 'GET', '/api/machine/summary', { token: forged });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('routing', () => {
+  it('answers unknown /api paths with a JSON 404', async () => {
+    const response = await call(app, 'GET', '/api/machine/nothing-here');
+    expect(response.status).toBe(404);
+    expect(Object.keys(response.json)).toEqual(['error']);
+  });
+
+  it('answers a wrong method with 405 and Allow', async () => {
+    const account = await makeAccount();
+    const post = await call(app, 'POST', '/api/machine/summary', { token: account.token, body: {} });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET');
+    expect(Object.keys(post.json)).toEqual(['error']);
+    const get = await call(app, 'GET', '/api/machine/watched', { token: account.token });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('serves health and readiness without a token', async () => {
+    expect((await call(app, 'GET', '/healthz')).json).toEqual({ ok: true });
+    expect((await call(app, 'GET', '/readyz')).json).toMatchObject({ ok: true, database: 'ok' });
+  });
+});
