@@ -1,0 +1,315 @@
+import { db } from '../db/client.ts';
+import type { Game, Movie, Prisma, Show } from '../generated/prisma/client.ts';
+import { sourcesByKind, type CatalogRecord, type CatalogSource, type ExternalIds, type MediaKind } from './provider.ts';
+
+/**
+ * Stores provider records in the shared catalog tables. The rules (offline-catalog.md,
+ * decisions.md "Catalogs"):
+ * - an item matches an existing row by ANY shared external id, and gains the ids it lacked;
+ * - an episode matches by (show, season, number);
+ * - nothing is ever deleted: a record that leaves an episode out keeps it stored;
+ * - only real differences are written, so an unchanged refresh writes nothing at all and leaves
+ *   updatedAt and ServerState.catalogVersion alone (feed caches and calendar ETags key on them);
+ * - any change bumps catalogVersion in the same transaction.
+ *
+ * Conflicts: when a record's ids point at two different rows (tmdb says row A, tvdb says row B),
+ * the first match in source order (tmdb, tvdb) wins and the other id is skipped for this record;
+ * row B keeps it. Likewise a row never has an id replaced: a record whose tvdb matches a row with
+ * another tmdb id leaves that tmdb id as stored. Ids are how users' libraries stay attached, so
+ * when catalogs disagree we keep what is stored rather than guess.
+ *
+ * Records in one call apply in order: two records for the same item merge, later fields win.
+ *
+ * Cost: reads are a few chunked queries; new rows go in with createMany; each changed row is one
+ * UPDATE (≈ 0.5 ms), which is what a refresh normally has a handful of.
+ */
+
+/** The stored row of a catalog item, tagged with its kind. */
+export type StoredCatalogItem = ({ kind: 'show' } & Show) | ({ kind: 'movie' } & Movie) | ({ kind: 'game' } & Game);
+
+/** Where one record ended up: the row's database id and every external id it now has. */
+export interface StoredItem {
+  kind: MediaKind;
+  databaseId: number;
+  ids: ExternalIds;
+}
+
+export interface StoredIds {
+  /** One entry per record, in the order given. */
+  items: StoredItem[];
+  /** Rows created or updated (items and episodes); 0 means nothing was written. */
+  changes: number;
+}
+
+const idColumn = { tmdb: 'tmdbId', tvdb: 'tvdbId', igdb: 'igdbId' } as const satisfies Record<CatalogSource, string>;
+const fieldColumns = {
+  show: ['title', 'poster', 'overview'],
+  movie: ['title', 'poster', 'overview', 'releaseDate'],
+  game: ['title', 'poster', 'overview', 'releaseDate'],
+} as const;
+
+/** Rows per query: far below SQLite's bound-parameter limit, and few round trips. */
+const chunkSize = 500;
+
+type Fields = Record<string, string | null>;
+type Row = { id: number } & Record<string, unknown>;
+
+interface EpisodePlan {
+  id?: number;
+  season: number;
+  number: number;
+  title: string | null;
+  airDate: string | null;
+  stored?: { title: string | null; airDate: string | null };
+}
+
+interface ItemPlan {
+  id?: number;
+  ids: ExternalIds;
+  fields: Fields;
+  /** As loaded from the database; undefined for a row still to create. */
+  stored?: { ids: ExternalIds; fields: Fields };
+  episodes: Map<string, EpisodePlan>;
+  /** Set once the show's stored episodes are in `episodes`. */
+  episodesLoaded: boolean;
+}
+
+/**
+ * The three item tables share every column this module touches, so one code path serves them
+ * and the merge rule lives in one place; Prisma's per-model delegates cannot be unioned directly.
+ */
+interface ItemTable {
+  findMany(args: { where: object }): Promise<Row[]>;
+  findUnique(args: { where: object }): Promise<Row | null>;
+  createManyAndReturn(args: { data: object[] }): Promise<Row[]>;
+  update(args: { where: { id: number }; data: object }): Promise<unknown>;
+}
+
+function table(client: Prisma.TransactionClient, kind: MediaKind): ItemTable {
+  const delegate = kind === 'show' ? client.show : kind === 'movie' ? client.movie : client.game;
+  return delegate as unknown as ItemTable;
+}
+
+function chunks<T>(items: T[]): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < items.length; start += chunkSize) result.push(items.slice(start, start + chunkSize));
+  return result;
+}
+
+const episodeKey = (season: number, number: number) => `${season}:${number}`;
+
+/**
+ * Upserts `records` into the catalog tables in one transaction (see the rules above) and returns
+ * the database id of each. Throws when a record has none of the ids its kind is matched by.
+ */
+export async function storeCatalogRecords(records: CatalogRecord[]): Promise<StoredIds> {
+  records.forEach((record) => {
+    if (!sourcesByKind[record.kind].some((source) => record.ids[source] !== undefined)) {
+      throw new Error(`catalog ${record.kind} "${record.title}" has none of the ids ${sourcesByKind[record.kind].join(', ')}`);
+    }
+  });
+  if (records.length === 0) return { items: [], changes: 0 };
+  return db().$transaction(
+    async (client) => {
+      const plans: ItemPlan[] = new Array(records.length);
+      let changes = 0;
+      for (const kind of ['show', 'movie', 'game'] as const) {
+        const positions = records.flatMap((record, position) => (record.kind === kind ? [position] : []));
+        if (positions.length > 0) changes += await storeKind(client, kind, records, positions, plans);
+      }
+      if (changes > 0) {
+        await client.serverState.upsert({
+          where: { id: 1 },
+          create: { id: 1, catalogVersion: 1 },
+          update: { catalogVersion: { increment: 1 } },
+        });
+      }
+      const items = records.map((record, position) => {
+        const plan = plans[position]!;
+        return { kind: record.kind, databaseId: plan.id!, ids: { ...plan.ids } };
+      });
+      return { items, changes };
+    },
+    // Big offline files take a few seconds on a slow disk; Prisma's default 5 s would abort them.
+    { maxWait: 30_000, timeout: 120_000 },
+  );
+}
+
+/** Stores the records of one kind at `positions`, filling `plans`; returns rows written. */
+async function storeKind(
+  client: Prisma.TransactionClient,
+  kind: MediaKind,
+  records: CatalogRecord[],
+  positions: number[],
+  plans: ItemPlan[],
+): Promise<number> {
+  const sources = sourcesByKind[kind];
+  const items = table(client, kind);
+  const owners = new Map<string, ItemPlan>(); // `source:id` → the plan that has that id
+
+  // Load every existing row sharing any incoming id: a handful of queries, not one per record.
+  for (const source of sources) {
+    const wanted = [...new Set(positions.flatMap((position) => records[position]!.ids[source] ?? []))];
+    for (const part of chunks(wanted)) {
+      for (const row of await items.findMany({ where: { [idColumn[source]]: { in: part } } })) {
+        if (sources.some((other) => owners.get(`${other}:${String(row[idColumn[other]])}`)?.id === row.id)) continue;
+        const plan = planFromRow(kind, row);
+        for (const [owned, id] of Object.entries(plan.ids)) owners.set(`${owned}:${id}`, plan);
+      }
+    }
+  }
+
+  const created: ItemPlan[] = [];
+  for (const position of positions) {
+    const record = records[position]!;
+    const plan = matchOrCreate(sources, record.ids, owners, created);
+    for (const column of fieldColumns[kind]) plan.fields[column] = fieldOf(record, column);
+    plans[position] = plan;
+  }
+
+  if (kind === 'show') await planEpisodes(client, records, positions, plans);
+  let changes = await writeItems(items, kind, created, new Set(positions.map((position) => plans[position]!)));
+  if (kind === 'show') changes += await writeEpisodes(client, new Set(positions.map((position) => plans[position]!)));
+  return changes;
+}
+
+function planFromRow(kind: MediaKind, row: Row): ItemPlan {
+  const ids: ExternalIds = {};
+  for (const source of sourcesByKind[kind]) {
+    const value = row[idColumn[source]];
+    if (typeof value === 'number') ids[source] = value;
+  }
+  const fields: Fields = {};
+  for (const column of fieldColumns[kind]) fields[column] = (row[column] as string | null) ?? null;
+  return { id: row.id, ids, fields, stored: { ids: { ...ids }, fields: { ...fields } }, episodes: new Map(), episodesLoaded: false };
+}
+
+function fieldOf(record: CatalogRecord, column: string): string | null {
+  return (record as unknown as Record<string, string | null | undefined>)[column] ?? null;
+}
+
+/** The plan a record's ids lead to (first match in source order), gaining the ids it lacked. */
+function matchOrCreate(
+  sources: readonly CatalogSource[],
+  ids: ExternalIds,
+  owners: Map<string, ItemPlan>,
+  created: ItemPlan[],
+): ItemPlan {
+  let plan: ItemPlan | undefined;
+  for (const source of sources) {
+    const id = ids[source];
+    if (id !== undefined) plan ??= owners.get(`${source}:${id}`);
+  }
+  if (!plan) {
+    plan = { ids: {}, fields: {}, episodes: new Map(), episodesLoaded: true };
+    created.push(plan);
+  }
+  for (const source of sources) {
+    const id = ids[source];
+    const key = `${source}:${id}`;
+    // Skip an id another row owns (conflict) or one that would replace the plan's own id.
+    if (id === undefined || owners.has(key) || plan.ids[source] !== undefined) continue;
+    plan.ids[source] = id;
+    owners.set(key, plan);
+  }
+  return plan;
+}
+
+/** Merges the records' episodes into their shows' plans, loading stored episodes first. */
+async function planEpisodes(client: Prisma.TransactionClient, records: CatalogRecord[], positions: number[], plans: ItemPlan[]) {
+  const toLoad = new Map<number, ItemPlan>();
+  for (const position of positions) {
+    const plan = plans[position]!;
+    const record = records[position]!;
+    if (record.kind === 'show' && record.episodes.length > 0 && !plan.episodesLoaded && plan.id !== undefined) toLoad.set(plan.id, plan);
+  }
+  for (const part of chunks([...toLoad.keys()])) {
+    const stored = await client.episode.findMany({
+      where: { showId: { in: part } },
+      select: { id: true, showId: true, season: true, number: true, title: true, airDate: true },
+    });
+    for (const episode of stored) {
+      const { id, season, number, title, airDate } = episode;
+      toLoad.get(episode.showId)!.episodes.set(episodeKey(season, number), { id, season, number, title, airDate, stored: { title, airDate } });
+    }
+  }
+  for (const plan of toLoad.values()) plan.episodesLoaded = true;
+
+  for (const position of positions) {
+    const record = records[position]!;
+    if (record.kind !== 'show') continue;
+    const episodes = plans[position]!.episodes;
+    for (const { season, number, title, airDate } of record.episodes) {
+      const key = episodeKey(season, number);
+      const existing = episodes.get(key);
+      if (existing) Object.assign(existing, { title, airDate });
+      else episodes.set(key, { season, number, title, airDate });
+    }
+  }
+}
+
+/** Creates new rows and updates the changed columns of existing ones; returns rows written. */
+async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[], touched: Set<ItemPlan>): Promise<number> {
+  let changes = 0;
+  const columnsOf = (plan: ItemPlan) => {
+    const data: Record<string, unknown> = { ...plan.fields };
+    for (const [source, id] of Object.entries(plan.ids)) data[idColumn[source as CatalogSource]] = id;
+    return data;
+  };
+  for (const part of chunks(created)) {
+    const rows = await items.createManyAndReturn({ data: part.map(columnsOf) });
+    // RETURNING order is not promised; every new row has an id of its own to find it by.
+    const byKey = new Map<string, number>(rows.flatMap((row) => sourcesByKind[kind].map((source) => [`${source}:${String(row[idColumn[source]])}`, row.id] as const)));
+    for (const plan of part) {
+      const [source, id] = Object.entries(plan.ids)[0]!;
+      plan.id = byKey.get(`${source}:${id}`);
+    }
+    changes += rows.length;
+  }
+  for (const plan of touched) {
+    if (!plan.stored) continue;
+    const data: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(plan.fields)) if (plan.stored.fields[column] !== value) data[column] = value;
+    for (const [source, id] of Object.entries(plan.ids)) {
+      if (plan.stored.ids[source as CatalogSource] !== id) data[idColumn[source as CatalogSource]] = id;
+    }
+    if (Object.keys(data).length === 0) continue;
+    await items.update({ where: { id: plan.id! }, data });
+    changes += 1;
+  }
+  return changes;
+}
+
+/** Creates new episodes in bulk and updates the ones whose title or air date changed. */
+async function writeEpisodes(client: Prisma.TransactionClient, shows: Set<ItemPlan>): Promise<number> {
+  const fresh: Prisma.EpisodeCreateManyInput[] = [];
+  let changes = 0;
+  for (const show of shows) {
+    for (const episode of show.episodes.values()) {
+      const { season, number, title, airDate } = episode;
+      if (!episode.stored) {
+        fresh.push({ showId: show.id!, season, number, title, airDate });
+        episode.stored = { title, airDate };
+      } else if (episode.stored.title !== title || episode.stored.airDate !== airDate) {
+        await client.episode.update({ where: { id: episode.id! }, data: { title, airDate } });
+        episode.stored = { title, airDate };
+        changes += 1;
+      }
+    }
+  }
+  for (const part of chunks(fresh)) changes += (await client.episode.createMany({ data: part })).count;
+  return changes;
+}
+
+/** The stored item that has `source`'s id `externalId`, or null (also for a source the kind lacks). */
+export async function findCatalogItem(kind: MediaKind, source: CatalogSource, externalId: number): Promise<StoredCatalogItem | null> {
+  if (!sourcesByKind[kind].includes(source)) return null;
+  const row = await table(db(), kind).findUnique({ where: { [idColumn[source]]: externalId } });
+  return row ? ({ ...row, kind } as StoredCatalogItem) : null;
+}
+
+/** The stored item with database id `databaseId`, or null. */
+export async function findCatalogItemById(kind: MediaKind, databaseId: number): Promise<StoredCatalogItem | null> {
+  const row = await table(db(), kind).findUnique({ where: { id: databaseId } });
+  return row ? ({ ...row, kind } as StoredCatalogItem) : null;
+}
