@@ -1,0 +1,216 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { initSecretKey } from '../auth/secret-key.ts';
+import { buildDemoCatalog } from '../catalog/demo-catalog.ts';
+import type { Config } from '../config.ts';
+import { closeDatabase, db, openDatabase } from '../db/client.ts';
+import { migrateSqlite } from '../db/migrate.ts';
+import { AppError } from '../errors.ts';
+import { createAccount, findAccountByName, listAccounts, presentAccount, updateAccount } from '../services/accounts.ts';
+import { flushTokenUsageWrites, regenerateToken, showToken, showWebhookSecret } from '../services/tokens.ts';
+
+/** Where a command writes and what it runs against. */
+export interface CommandIo {
+  /** Receives each line of normal output, without a line break. */
+  stdout: (line: string) => void;
+  /** Receives each line of error output, without a line break. */
+  stderr: (line: string) => void;
+  config: Config;
+}
+
+/** Bad command-line input: reported on one line, exit status 2. */
+class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const usage = `Usage: airdate <command>
+
+Commands:
+  serve                                   run the server (applies pending migrations first)
+  migrate                                 apply pending database migrations and exit
+  user create <name> [--timezone <IANA>]  create an account (time zone defaults to UTC)
+  user list                               print every account, one JSON object per line
+  user set <name> [--timezone <IANA>] [--webhook-url <URL or "">]
+                                          change an account's settings ("" turns the webhook off)
+  webhook secret <name>                   print the account's webhook signing secret (whsec_…)
+  token show <name>                       print the account's API token, creating it on first view
+  token regenerate <name>                 print a new API token; the old one stops working at once
+  demo-catalog [--out PATH]               write a demo offline catalog (default <data folder>/catalog.json)
+  help                                    show this help`;
+
+type StringOptions = Record<string, { type: 'string' }>;
+type Handler = (args: string[], io: CommandIo) => Promise<void>;
+
+/**
+ * Runs one command-line command (everything but `serve`, which src/main.ts runs itself) and
+ * returns its exit status: 0 on success, 2 on bad input (one line on stderr), 1 on anything else.
+ */
+export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
+  try {
+    const [name, ...rest] = argv;
+    if (name === undefined) throw new UsageError('missing command (try "airdate help")');
+    const handler = lookup(commands, name === '--help' || name === '-h' ? 'help' : name);
+    if (!handler) throw new UsageError(`unknown command "${name}" (try "airdate help")`);
+    await handler(rest, io);
+    return 0;
+  } catch (error) {
+    const expected = error instanceof UsageError || error instanceof AppError;
+    io.stderr(`airdate: ${oneLine(error)}`);
+    return expected ? 2 : 1;
+  }
+}
+
+const setSynopsis = 'user set <name> [--timezone <IANA>] [--webhook-url <URL or "">]';
+
+const commands: Record<string, Handler> = {
+  help: async (args, io) => {
+    parse(args, {}, [], 'help');
+    for (const line of usage.split('\n')) io.stdout(line);
+  },
+  serve: async () => {
+    throw new UsageError('"serve" takes no arguments');
+  },
+  migrate: async (args, io) => {
+    parse(args, {}, [], 'migrate');
+    const applied = io.config.database.kind === 'sqlite' ? migrateSqliteFile(io.config.database.file) : [];
+    // Opening checks the pragmas and applies anything a concurrent start added, like `serve` would.
+    await withDatabase(io.config, async () => undefined);
+    if (applied.length === 0) io.stdout('database is up to date');
+    for (const name of applied) io.stdout(name);
+  },
+  user: subcommands('user', {
+    create: async (args, io) => {
+      const { positionals, values } = parse(args, { timezone: { type: 'string' } }, ['name'], 'user create <name> [--timezone <IANA>]');
+      const account = await withDatabase(io.config, () => createAccount({ name: positionals[0]!, timezone: values.timezone }));
+      io.stdout(JSON.stringify({ id: account.id, name: account.name, timezone: account.timezone }));
+    },
+    list: async (args, io) => {
+      parse(args, {}, [], 'user list');
+      const accounts = await withDatabase(io.config, () => listAccounts());
+      for (const account of accounts) io.stdout(JSON.stringify(presentAccount(account)));
+    },
+    set: async (args, io) => {
+      const { positionals, values } = parse(args, { timezone: { type: 'string' }, 'webhook-url': { type: 'string' } }, ['name'], setSynopsis);
+      if (values.timezone === undefined && values['webhook-url'] === undefined) {
+        throw new UsageError(`nothing to change; usage: airdate ${setSynopsis}`);
+      }
+      const account = await withDatabase(io.config, () =>
+        updateAccount({ name: positionals[0]!, timezone: values.timezone, webhookUrl: values['webhook-url'] }),
+      );
+      io.stdout(JSON.stringify(presentAccount(account)));
+    },
+  }),
+  webhook: subcommands('webhook', {
+    secret: secretCommand('webhook secret <name>', (accountId) => showWebhookSecret({ accountId })),
+  }),
+  token: subcommands('token', {
+    show: secretCommand('token show <name>', (accountId) => showToken({ accountId })),
+    regenerate: secretCommand('token regenerate <name>', (accountId) => regenerateToken({ accountId })),
+  }),
+  'demo-catalog': async (args, io) => {
+    const { values } = parse(args, { out: { type: 'string' } }, [], 'demo-catalog [--out PATH]');
+    const file = path.resolve(values.out ?? path.join(io.config.dataDir, 'catalog.json'));
+    // The server has no single time zone; UTC's date is within a day of every account's "today".
+    const today = new Date().toISOString().slice(0, 10);
+    writeFileAtomically(file, `${JSON.stringify(buildDemoCatalog(today), null, 2)}\n`);
+    io.stdout(`wrote a demo catalog for ${today} to ${file}; use it with AIRDATE_CATALOG_FILE=${file}`);
+  },
+};
+
+/** A command group such as `user`: the next word picks the handler. */
+function subcommands(group: string, handlers: Record<string, Handler>): Handler {
+  const names = Object.keys(handlers).join(', ');
+  return async ([name, ...rest], io) => {
+    if (name === undefined) throw new UsageError(`missing ${group} command (one of ${names})`);
+    const handler = lookup(handlers, name);
+    if (!handler) throw new UsageError(`unknown ${group} command "${name}" (one of ${names})`);
+    await handler(rest, io);
+  };
+}
+
+/** Own entries only: "constructor" or "__proto__" are unknown commands, not Object's methods. */
+function lookup(handlers: Record<string, Handler>, name: string): Handler | undefined {
+  return Object.hasOwn(handlers, name) ? handlers[name] : undefined;
+}
+
+/** `<group> <verb> <name>`: looks the account up and prints one secret, which needs the encryption key. */
+function secretCommand(synopsis: string, reveal: (accountId: number) => Promise<string>): Handler {
+  return async (args, io) => {
+    const { positionals } = parse(args, {}, ['name'], synopsis);
+    initSecretKey(io.config);
+    const secret = await withDatabase(io.config, async () => reveal((await findAccountByName(positionals[0]!)).id));
+    io.stdout(secret);
+  };
+}
+
+/** Strict parsing: unknown options, missing values and extra or missing arguments are usage errors. */
+function parse<Options extends StringOptions>(args: string[], options: Options, positionalNames: string[], synopsis: string) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(describeParseError(error));
+  }
+  const { positionals } = parsed;
+  if (positionals.length < positionalNames.length) {
+    throw new UsageError(`missing <${positionalNames[positionals.length]}>; usage: airdate ${synopsis}`);
+  }
+  if (positionals.length > positionalNames.length) throw new UsageError(`unexpected argument "${positionals[positionalNames.length]}"`);
+  return parsed;
+}
+
+/** parseArgs explains itself in several sentences; one short line is enough here. */
+function describeParseError(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const option = /'(-[^' ]+)/.exec(message ?? '')?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) return `unknown option "${option}"`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
+    return `option ${option} needs a value (write ${option}=<value> for a value starting with "-")`;
+  }
+  return oneLine(error);
+}
+
+/**
+ * Runs `work` with the database open and migrated. Closes it afterwards unless the caller had it
+ * open already (tests, or a future in-process caller keep their connection).
+ */
+async function withDatabase<T>(config: Config, work: () => Promise<T>): Promise<T> {
+  const wasOpen = isDatabaseOpen();
+  await openDatabase(config, { migrate: true });
+  try {
+    return await work();
+  } finally {
+    if (!wasOpen) {
+      await flushTokenUsageWrites();
+      await closeDatabase();
+    }
+  }
+}
+
+function isDatabaseOpen(): boolean {
+  try {
+    db();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function migrateSqliteFile(file: string): string[] {
+  mkdirSync(path.dirname(file), { recursive: true });
+  return migrateSqlite(file);
+}
+
+/** Readers (a running server) see the old file or the new one, never half of it. */
+function writeFileAtomically(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, file);
+}
+
+function oneLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n').map((line) => line.trim()).find((line) => line !== '') ?? 'unexpected error';
+}
