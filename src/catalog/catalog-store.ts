@@ -1,6 +1,6 @@
 import { db } from '../db/client.ts';
 import type { Game, Movie, Prisma, Show } from '../generated/prisma/client.ts';
-import { sourcesByKind, type CatalogRecord, type CatalogSource, type ExternalIds, type MediaKind } from './provider.ts';
+import { hasMatchableId, sourcesByKind, type CatalogRecord, type CatalogSource, type ExternalIds, type MediaKind } from './provider.ts';
 
 /**
  * Stores provider records in the shared catalog tables. The rules (offline-catalog.md,
@@ -104,7 +104,7 @@ const episodeKey = (season: number, number: number) => `${season}:${number}`;
  */
 export async function storeCatalogRecords(records: CatalogRecord[]): Promise<StoredIds> {
   records.forEach((record) => {
-    if (!sourcesByKind[record.kind].some((source) => record.ids[source] !== undefined)) {
+    if (!hasMatchableId(record)) {
       throw new Error(`catalog ${record.kind} "${record.title}" has none of the ids ${sourcesByKind[record.kind].join(', ')}`);
     }
   });
@@ -308,8 +308,16 @@ export async function findCatalogItem(kind: MediaKind, source: CatalogSource, ex
   return row ? ({ ...row, kind } as StoredCatalogItem) : null;
 }
 
-/** The stored item with database id `databaseId`, or null. */
-export async function findCatalogItemById(kind: MediaKind, databaseId: number): Promise<StoredCatalogItem | null> {
-  const row = await table(db(), kind).findUnique({ where: { id: databaseId } });
-  return row ? ({ ...row, kind } as StoredCatalogItem) : null;
+/** The stored rows of `items` (kind and database id), in their order; unknown ones are left out. */
+export async function findCatalogItemsById(items: { kind: MediaKind; databaseId: number }[]): Promise<StoredCatalogItem[]> {
+  const found = new Map<string, StoredCatalogItem>();
+  for (const kind of ['show', 'movie', 'game'] as const) {
+    const wanted = [...new Set(items.flatMap((item) => (item.kind === kind ? [item.databaseId] : [])))];
+    for (const part of chunks(wanted)) {
+      for (const row of await table(db(), kind).findMany({ where: { id: { in: part } } })) {
+        found.set(`${kind}:${row.id}`, { ...row, kind } as StoredCatalogItem);
+      }
+    }
+  }
+  return items.flatMap((item) => found.get(`${item.kind}:${item.databaseId}`) ?? []);
 }

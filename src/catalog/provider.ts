@@ -108,6 +108,11 @@ export interface CatalogProvider {
   listAll?(): Promise<CatalogRecord[]>;
 }
 
+/** True when `record` carries at least one id its kind is matched by (else it cannot be stored). */
+export function hasMatchableId(record: { kind: MediaKind; ids: ExternalIds }): boolean {
+  return sourcesByKind[record.kind].some((source) => record.ids[source] !== undefined);
+}
+
 /**
  * How well `title` matches a search: 0 exact, 1 prefix, 2 elsewhere, undefined not at all
  * (case-insensitive substring). Shared so that every catalog and the stored-row search order

@@ -61,7 +61,7 @@ describe('storeCatalogRecords', () => {
     ]);
     // tmdb numbers shows and movies separately: the same number is another item.
     expect(await findCatalogItem('movie', 'tmdb', tmdb)).toBeNull();
-    expect((await findCatalogItem('movie', 'tmdb', movieId))?.releaseDate).toBe('2026-12-01');
+    expect(await findCatalogItem('movie', 'tmdb', movieId)).toMatchObject({ releaseDate: '2026-12-01' });
     expect(await findCatalogItem('show', 'igdb', tmdb)).toBeNull();
   });
 

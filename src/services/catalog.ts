@@ -1,0 +1,187 @@
+import {
+  findCatalogItem,
+  findCatalogItemsById,
+  storeCatalogRecords,
+  type StoredCatalogItem,
+} from '../catalog/catalog-store.ts';
+import type { OfflineCatalogProvider } from '../catalog/offline-catalog.ts';
+import {
+  hasMatchableId,
+  sourcesByKind,
+  titleMatchRank,
+  type CatalogProvider,
+  type CatalogRecord,
+  type CatalogSource,
+  type MediaKind,
+  type RefreshItem,
+} from '../catalog/provider.ts';
+import { db } from '../db/client.ts';
+import { InputError } from '../errors.ts';
+
+/** Most results a search returns. */
+export const searchLimit = 50;
+
+/** What a catalog refresh did; failures are providers that could not answer (logged, skipped). */
+export interface RefreshSummary {
+  /** Stored items the providers were asked about. */
+  items: number;
+  /** Records the providers returned (after dropping lower-priority duplicates). */
+  records: number;
+  /** Rows created or updated; 0 means the catalog was already current. */
+  changes: number;
+  failures: { provider: string; message: string }[];
+}
+
+export interface CatalogService {
+  /**
+   * The stored item with `source`'s id `externalId`; when none is stored, asks the providers in
+   * order, stores the first answer and returns its row. Null when no catalog knows it.
+   */
+  lookup(kind: MediaKind, source: CatalogSource, externalId: number): Promise<StoredCatalogItem | null>;
+  /**
+   * Stored items and provider results whose title matches `query` (case-insensitive), provider
+   * results stored first so that every result has a database id; deduplicated, best first, at
+   * most `searchLimit`. Throws InputError for a blank query.
+   */
+  search(query: string, kind?: MediaKind): Promise<StoredCatalogItem[]>;
+  /** Refreshes every stored item from every provider (and lists self-enumerating ones whole). */
+  refreshAll(): Promise<RefreshSummary>;
+}
+
+/** Providers are optional extras: one that fails is logged and skipped, never fatal. */
+async function ask<T>(provider: CatalogProvider, action: string, call: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await call();
+  } catch (error) {
+    console.warn(`catalog provider ${provider.name}: ${action} failed: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+/**
+ * Joins the providers' answers, earlier providers first. A record sharing an id with an earlier
+ * provider's record is dropped: storing both would flip the stored fields between the two on
+ * every refresh. Records without a usable id are dropped too (a provider bug must not block the
+ * rest of the refresh).
+ */
+function byPriority(answers: CatalogRecord[][]): CatalogRecord[] {
+  const kept: CatalogRecord[] = [];
+  const claimed = new Set<string>();
+  answers.forEach((records) => {
+    const claimedHere: string[] = [];
+    for (const record of records) {
+      if (!hasMatchableId(record)) continue;
+      const keys = sourcesByKind[record.kind].flatMap((source) => {
+        const id = record.ids[source];
+        return id === undefined ? [] : [`${record.kind}:${source}:${id}`];
+      });
+      if (keys.some((key) => claimed.has(key))) continue;
+      kept.push(record);
+      claimedHere.push(...keys);
+    }
+    // Within one provider every record counts (it may list an item twice; the store merges them).
+    for (const key of claimedHere) claimed.add(key);
+  });
+  return kept;
+}
+
+/** Stored items whose title contains `query`. SQLite's LIKE is case-insensitive for ASCII. */
+async function searchStored(query: string, kind: MediaKind | undefined): Promise<StoredCatalogItem[]> {
+  // A wide net per kind, ranked below; ordering by title keeps the cut deterministic.
+  const where = { title: { contains: query } };
+  const options = { where, orderBy: { title: 'asc' as const }, take: searchLimit * 4 };
+  const found: StoredCatalogItem[] = [];
+  if (kind === undefined || kind === 'show') found.push(...(await db().show.findMany(options)).map((row) => ({ ...row, kind: 'show' as const })));
+  if (kind === undefined || kind === 'movie') found.push(...(await db().movie.findMany(options)).map((row) => ({ ...row, kind: 'movie' as const })));
+  if (kind === undefined || kind === 'game') found.push(...(await db().game.findMany(options)).map((row) => ({ ...row, kind: 'game' as const })));
+  return found;
+}
+
+/** Every stored item with its external ids, as providers are asked to refresh them. */
+async function storedRefreshItems(): Promise<RefreshItem[]> {
+  const [shows, movies, games] = await Promise.all([
+    db().show.findMany({ select: { tmdbId: true, tvdbId: true }, orderBy: { id: 'asc' } }),
+    db().movie.findMany({ select: { tmdbId: true }, orderBy: { id: 'asc' } }),
+    db().game.findMany({ select: { igdbId: true }, orderBy: { id: 'asc' } }),
+  ]);
+  const defined = (ids: Record<string, number | null>) =>
+    Object.fromEntries(Object.entries(ids).filter(([, id]) => id !== null)) as RefreshItem['ids'];
+  return [
+    ...shows.map((row) => ({ kind: 'show' as const, ids: defined({ tmdb: row.tmdbId, tvdb: row.tvdbId }) })),
+    ...movies.map((row) => ({ kind: 'movie' as const, ids: defined({ tmdb: row.tmdbId }) })),
+    ...games.map((row) => ({ kind: 'game' as const, ids: defined({ igdb: row.igdbId }) })),
+  ].filter(hasMatchableId);
+}
+
+/** The catalog service over `providers`, highest priority first (offline file before network). */
+export function createCatalogService(providers: CatalogProvider[]): CatalogService {
+  return {
+    async lookup(kind, source, externalId) {
+      if (!sourcesByKind[kind].includes(source) || !Number.isSafeInteger(externalId) || externalId < 1) return null;
+      const stored = await findCatalogItem(kind, source, externalId);
+      if (stored) return stored;
+      for (const provider of providers) {
+        const record = await ask(provider, `lookup ${kind} ${source} ${externalId}`, () => provider.lookup(kind, source, externalId));
+        if (!record || record.kind !== kind || !hasMatchableId(record)) continue;
+        const { items } = await storeCatalogRecords([record]);
+        const [row] = await findCatalogItemsById(items);
+        return row ?? null;
+      }
+      return null;
+    },
+
+    async search(query, kind) {
+      const text = query.trim();
+      if (text === '') throw new InputError('the search query must not be empty', 'query');
+      const answers = await Promise.all(
+        providers.map(async (provider) => (await ask(provider, `search "${text}"`, () => provider.search(text, kind))) ?? []),
+      );
+      const fromProviders = byPriority(answers).filter((record) => kind === undefined || record.kind === kind);
+      const stored = fromProviders.length > 0 ? await storeCatalogRecords(fromProviders) : { items: [] };
+      const results = [...(await findCatalogItemsById(stored.items)), ...(await searchStored(text, kind))];
+
+      const unique = new Map<string, { item: StoredCatalogItem; rank: number }>();
+      for (const item of results) {
+        const key = `${item.kind}:${item.id}`;
+        const rank = titleMatchRank(item.title, text);
+        // Stored rows need a real title match; provider results may have matched an alias.
+        if (unique.has(key) || (rank === undefined && !stored.items.some((entry) => `${entry.kind}:${entry.databaseId}` === key))) continue;
+        unique.set(key, { item, rank: rank ?? 3 });
+      }
+      return [...unique.values()]
+        .sort((a, b) => a.rank - b.rank || a.item.title.localeCompare(b.item.title) || a.item.id - b.item.id)
+        .slice(0, searchLimit)
+        .map(({ item }) => item);
+    },
+
+    async refreshAll() {
+      const items = await storedRefreshItems();
+      const failures: RefreshSummary['failures'] = [];
+      const answers: CatalogRecord[][] = [];
+      for (const provider of providers) {
+        const call = provider.listAll ? () => provider.listAll!() : () => provider.refresh(items);
+        try {
+          answers.push(await call());
+        } catch (error) {
+          const message = (error as Error).message;
+          console.warn(`catalog provider ${provider.name}: refresh failed: ${message}`);
+          failures.push({ provider: provider.name, message });
+        }
+      }
+      const records = byPriority(answers);
+      const { changes } = await storeCatalogRecords(records);
+      return { items: items.length, records: records.length, changes, failures };
+    },
+  };
+}
+
+/**
+ * Reads the offline file and stores every record in it, so a fresh server started with
+ * AIRDATE_CATALOG_FILE has the whole offline catalog in the database (users follow items by
+ * database id). Throws CatalogFileError for an invalid file, before anything is written.
+ */
+export async function syncOfflineCatalog(provider: OfflineCatalogProvider): Promise<{ records: number; changes: number }> {
+  const records = await provider.listAll();
+  const { changes } = await storeCatalogRecords(records);
+  return { records: records.length, changes };
+}
