@@ -1,6 +1,13 @@
 import { db } from '../db/client.ts';
 import type { Game, Movie, Prisma, Show } from '../generated/prisma/client.ts';
-import { hasMatchableId, sourcesByKind, type CatalogRecord, type CatalogSource, type ExternalIds, type MediaKind } from './provider.ts';
+import {
+  hasMatchableId,
+  sourcesByKind,
+  type CatalogRecord,
+  type CatalogSource,
+  type ExternalIds,
+  type MediaKind,
+} from './provider.ts';
 
 /**
  * Stores provider records in the shared catalog tables. The rules (offline-catalog.md,
@@ -103,11 +110,11 @@ const episodeKey = (season: number, number: number) => `${season}:${number}`;
  * the database id of each. Throws when a record has none of the ids its kind is matched by.
  */
 export async function storeCatalogRecords(records: CatalogRecord[]): Promise<StoredIds> {
-  records.forEach((record) => {
-    if (!hasMatchableId(record)) {
-      throw new Error(`catalog ${record.kind} "${record.title}" has none of the ids ${sourcesByKind[record.kind].join(', ')}`);
-    }
-  });
+  const unmatchable = records.find((record) => !hasMatchableId(record));
+  if (unmatchable) {
+    const { kind, title } = unmatchable;
+    throw new Error(`catalog ${kind} "${title}" has none of the ids ${sourcesByKind[kind].join(', ')}`);
+  }
   if (records.length === 0) return { items: [], changes: 0 };
   return db().$transaction(
     async (client) => {
@@ -163,14 +170,15 @@ async function storeKind(
   for (const position of positions) {
     const record = records[position]!;
     const plan = matchOrCreate(sources, record.ids, owners, created);
-    for (const column of fieldColumns[kind]) plan.fields[column] = fieldOf(record, column);
+    const values = record as unknown as Record<string, string | null | undefined>;
+    for (const column of fieldColumns[kind]) plan.fields[column] = values[column] ?? null;
     plans[position] = plan;
   }
 
-  if (kind === 'show') await planEpisodes(client, records, positions, plans);
-  let changes = await writeItems(items, kind, created, new Set(positions.map((position) => plans[position]!)));
-  if (kind === 'show') changes += await writeEpisodes(client, new Set(positions.map((position) => plans[position]!)));
-  return changes;
+  const touched = new Set(positions.map((position) => plans[position]!));
+  if (kind !== 'show') return writeItems(items, kind, created, touched);
+  await planEpisodes(client, records, positions, plans);
+  return (await writeItems(items, kind, created, touched)) + (await writeEpisodes(client, touched));
 }
 
 function planFromRow(kind: MediaKind, row: Row): ItemPlan {
@@ -181,11 +189,8 @@ function planFromRow(kind: MediaKind, row: Row): ItemPlan {
   }
   const fields: Fields = {};
   for (const column of fieldColumns[kind]) fields[column] = (row[column] as string | null) ?? null;
-  return { id: row.id, ids, fields, stored: { ids: { ...ids }, fields: { ...fields } }, episodes: new Map(), episodesLoaded: false };
-}
-
-function fieldOf(record: CatalogRecord, column: string): string | null {
-  return (record as unknown as Record<string, string | null | undefined>)[column] ?? null;
+  const stored = { ids: { ...ids }, fields: { ...fields } };
+  return { id: row.id, ids, fields, stored, episodes: new Map(), episodesLoaded: false };
 }
 
 /** The plan a record's ids lead to (first match in source order), gaining the ids it lacked. */
@@ -221,7 +226,8 @@ async function planEpisodes(client: Prisma.TransactionClient, records: CatalogRe
   for (const position of positions) {
     const plan = plans[position]!;
     const record = records[position]!;
-    if (record.kind === 'show' && record.episodes.length > 0 && !plan.episodesLoaded && plan.id !== undefined) toLoad.set(plan.id, plan);
+    const hasEpisodes = record.kind === 'show' && record.episodes.length > 0;
+    if (hasEpisodes && !plan.episodesLoaded && plan.id !== undefined) toLoad.set(plan.id, plan);
   }
   for (const part of chunks([...toLoad.keys()])) {
     const stored = await client.episode.findMany({
@@ -230,7 +236,8 @@ async function planEpisodes(client: Prisma.TransactionClient, records: CatalogRe
     });
     for (const episode of stored) {
       const { id, season, number, title, airDate } = episode;
-      toLoad.get(episode.showId)!.episodes.set(episodeKey(season, number), { id, season, number, title, airDate, stored: { title, airDate } });
+      const plan = { id, season, number, title, airDate, stored: { title, airDate } };
+      toLoad.get(episode.showId)!.episodes.set(episodeKey(season, number), plan);
     }
   }
   for (const plan of toLoad.values()) plan.episodesLoaded = true;
@@ -259,7 +266,10 @@ async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[]
   for (const part of chunks(created)) {
     const rows = await items.createManyAndReturn({ data: part.map(columnsOf) });
     // RETURNING order is not promised; every new row has an id of its own to find it by.
-    const byKey = new Map<string, number>(rows.flatMap((row) => sourcesByKind[kind].map((source) => [`${source}:${String(row[idColumn[source]])}`, row.id] as const)));
+    const byKey = new Map<string, number>();
+    for (const row of rows) {
+      for (const source of sourcesByKind[kind]) byKey.set(`${source}:${String(row[idColumn[source]])}`, row.id);
+    }
     for (const plan of part) {
       const [source, id] = Object.entries(plan.ids)[0]!;
       plan.id = byKey.get(`${source}:${id}`);
@@ -302,7 +312,11 @@ async function writeEpisodes(client: Prisma.TransactionClient, shows: Set<ItemPl
 }
 
 /** The stored item that has `source`'s id `externalId`, or null (also for a source the kind lacks). */
-export async function findCatalogItem(kind: MediaKind, source: CatalogSource, externalId: number): Promise<StoredCatalogItem | null> {
+export async function findCatalogItem(
+  kind: MediaKind,
+  source: CatalogSource,
+  externalId: number,
+): Promise<StoredCatalogItem | null> {
   if (!sourcesByKind[kind].includes(source)) return null;
   const row = await table(db(), kind).findUnique({ where: { [idColumn[source]]: externalId } });
   return row ? ({ ...row, kind } as StoredCatalogItem) : null;

@@ -36,7 +36,7 @@ function run(
 
 /** The daily show: one episode per day from two weeks back to a week ahead, today being episode 102. */
 function dailyEpisodes(today: string): DemoEpisode[] {
-  const guests = ['Mara Quill', 'Dev Anand Rao', 'The Tin Orchard', 'Lucia Brandt', 'Oskar Veil', 'Priya Hollis', 'Jonah Mercer'];
+  const guests = ['Mara Quill', 'Dev Anand Rao', 'The Tin Orchard', 'Lucia Brandt', 'Oskar Veil', 'Priya Hollis', 'Jo Mercer'];
   const episodes: DemoEpisode[] = [];
   for (let offset = -14; offset <= 7; offset += 1) {
     episodes.push({
@@ -64,7 +64,13 @@ export function buildDemoCatalog(today: string): OfflineCatalogFile {
         overview: 'Three estranged siblings inherit a lighthouse that keeps more than ships off the rocks.',
         episodes: [
           // Season 1 airs weekly from six weeks ago; episode 7 airs today.
-          ...run(today, 1, ['First Light', 'Salt and Iron', 'The Fog Bell', 'Low Tide', 'A Keeper’s Log', 'Undertow', 'The Lamp Room', 'Breakwater', 'Signal Fires', 'Dawn Watch'], { firstOffset: -42 }),
+          ...run(
+            today,
+            1,
+            ['First Light', 'Salt and Iron', 'The Fog Bell', 'Low Tide', 'A Keeper’s Log', 'Undertow', 'The Lamp Room'],
+            { firstOffset: -42 },
+          ),
+          ...run(today, 1, ['Breakwater', 'Signal Fires', 'Dawn Watch'], { firstNumber: 8, firstOffset: 7 }),
           // Specials (season 0) never count in up next, but do show up in date feeds.
           { season: 0, number: 1, title: 'Inside the Lighthouse', air_date: addDays(today, -10) },
           { season: 0, number: 2, title: 'Cast Reunion', air_date: null },
@@ -82,7 +88,9 @@ export function buildDemoCatalog(today: string): OfflineCatalogFile {
         title: 'Harbor of Glass',
         poster: poster('harbor-of-glass'),
         overview: 'A coastal town rebuilds after the storm, one shop window at a time. Premieres tomorrow.',
-        episodes: run(today, 1, ['Shattered', 'Sand and Fire', 'The Glassblower', 'Open for Business', 'Reflections'], { firstOffset: 1 }),
+        episodes: run(today, 1, ['Shattered', 'Sand and Fire', 'The Glassblower', 'Open for Business', 'Reflections'], {
+          firstOffset: 1,
+        }),
       },
       {
         ids: { tmdb: 9_100_004 },
@@ -90,7 +98,10 @@ export function buildDemoCatalog(today: string): OfflineCatalogFile {
         poster: poster('copperline'),
         overview: 'Engineers race to finish a transcontinental railway before the money runs out.',
         episodes: [
-          ...run(today, 2, ['Groundbreak', 'The Survey', 'Trestle', 'Dynamite Season', 'Payroll', 'The Pass', 'Snowshed', 'Golden Spike'], { firstOffset: -39 }),
+          ...run(today, 2, ['Groundbreak', 'The Survey', 'Trestle', 'Dynamite Season', 'Payroll', 'The Pass'], {
+            firstOffset: -39,
+          }),
+          ...run(today, 2, ['Snowshed', 'Golden Spike'], { firstNumber: 7, firstOffset: 3 }),
           // The network has not announced the last two dates yet.
           { season: 2, number: 9, title: 'Terminus', air_date: null },
           { season: 2, number: 10, title: null, air_date: null },
@@ -102,7 +113,9 @@ export function buildDemoCatalog(today: string): OfflineCatalogFile {
         poster: poster('quiet-orbit'),
         overview: 'The last crew of a research station decides whether to come home.',
         episodes: [
-          ...run(today, 1, ['Station Keeping', 'Long Shadow', 'Telemetry', 'Burn Window', 'Drift', 'Return Vector'], { firstOffset: -41 }),
+          ...run(today, 1, ['Station Keeping', 'Long Shadow', 'Telemetry', 'Burn Window', 'Drift', 'Return Vector'], {
+            firstOffset: -41,
+          }),
           ...run(today, 2, ['Re-entry'], { firstOffset: 27 }),
         ],
       },

@@ -130,7 +130,10 @@ function uniqueIds(items: { ids: Partial<Record<CatalogSource, number | undefine
       if (id === undefined) continue;
       const owner = owners.get(`${source}:${id}`);
       if (owner === undefined) owners.set(`${source}:${id}`, index);
-      else context.addIssue({ code: 'custom', path: [key, index, 'ids', source], message: `${source} id ${id} is already used by ${key}[${owner}]` });
+      else {
+        const message = `${source} id ${id} is already used by ${key}[${owner}]`;
+        context.addIssue({ code: 'custom', path: [key, index, 'ids', source], message });
+      }
     }
   });
 }
@@ -166,7 +169,9 @@ export interface OfflineCatalog {
 
 /** `shows[2].episodes[0].air_date` from zod's path. */
 function formatPath(path: readonly PropertyKey[]): string {
-  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`)).join('');
+  return path
+    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`))
+    .join('');
 }
 
 /**
@@ -246,7 +251,9 @@ interface CatalogIndex {
 function indexRecords(records: CatalogRecord[]): CatalogIndex {
   const byId = new Map<string, CatalogRecord>();
   for (const record of records) {
-    for (const [source, id] of Object.entries(record.ids)) if (id !== undefined) byId.set(`${record.kind}:${source}:${id}`, record);
+    for (const [source, id] of Object.entries(record.ids)) {
+      if (id !== undefined) byId.set(`${record.kind}:${source}:${id}`, record);
+    }
   }
   return { records, byId };
 }

@@ -90,11 +90,17 @@ async function searchStored(query: string, kind: MediaKind | undefined): Promise
   // A wide net per kind, ranked below; ordering by title keeps the cut deterministic.
   const where = { title: { contains: query } };
   const options = { where, orderBy: { title: 'asc' as const }, take: searchLimit * 4 };
-  const found: StoredCatalogItem[] = [];
-  if (kind === undefined || kind === 'show') found.push(...(await db().show.findMany(options)).map((row) => ({ ...row, kind: 'show' as const })));
-  if (kind === undefined || kind === 'movie') found.push(...(await db().movie.findMany(options)).map((row) => ({ ...row, kind: 'movie' as const })));
-  if (kind === undefined || kind === 'game') found.push(...(await db().game.findMany(options)).map((row) => ({ ...row, kind: 'game' as const })));
-  return found;
+  const wanted = (candidate: MediaKind) => kind === undefined || kind === candidate;
+  const [shows, movies, games] = await Promise.all([
+    wanted('show') ? db().show.findMany(options) : [],
+    wanted('movie') ? db().movie.findMany(options) : [],
+    wanted('game') ? db().game.findMany(options) : [],
+  ]);
+  return [
+    ...shows.map((row) => ({ ...row, kind: 'show' as const })),
+    ...movies.map((row) => ({ ...row, kind: 'movie' as const })),
+    ...games.map((row) => ({ ...row, kind: 'game' as const })),
+  ];
 }
 
 /** Every stored item with its external ids, as providers are asked to refresh them. */
@@ -121,7 +127,8 @@ export function createCatalogService(providers: CatalogProvider[]): CatalogServi
       const stored = await findCatalogItem(kind, source, externalId);
       if (stored) return stored;
       for (const provider of providers) {
-        const record = await ask(provider, `lookup ${kind} ${source} ${externalId}`, () => provider.lookup(kind, source, externalId));
+        const action = `lookup ${kind} ${source} ${externalId}`;
+        const record = await ask(provider, action, () => provider.lookup(kind, source, externalId));
         if (!record || record.kind !== kind || !hasMatchableId(record)) continue;
         const { items } = await storeCatalogRecords([record]);
         const [row] = await findCatalogItemsById(items);
@@ -140,12 +147,13 @@ export function createCatalogService(providers: CatalogProvider[]): CatalogServi
       const stored = fromProviders.length > 0 ? await storeCatalogRecords(fromProviders) : { items: [] };
       const results = [...(await findCatalogItemsById(stored.items)), ...(await searchStored(text, kind))];
 
+      const fromProvider = new Set(stored.items.map((entry) => `${entry.kind}:${entry.databaseId}`));
       const unique = new Map<string, { item: StoredCatalogItem; rank: number }>();
       for (const item of results) {
         const key = `${item.kind}:${item.id}`;
         const rank = titleMatchRank(item.title, text);
         // Stored rows need a real title match; provider results may have matched an alias.
-        if (unique.has(key) || (rank === undefined && !stored.items.some((entry) => `${entry.kind}:${entry.databaseId}` === key))) continue;
+        if (unique.has(key) || (rank === undefined && !fromProvider.has(key))) continue;
         unique.set(key, { item, rank: rank ?? 3 });
       }
       return [...unique.values()]
