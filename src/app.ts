@@ -1,4 +1,6 @@
+import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
+import { AppError } from './errors.ts';
 import type { Config } from './config.ts';
 import { closeDatabase, db, openDatabase } from './db/client.ts';
 import { initSecretKey } from './auth/secret-key.ts';
@@ -39,7 +41,15 @@ export async function createApp(config: Config): Promise<App> {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    maskedErrors: true,
+    maskedErrors: {
+      // Expected failures thrown outside the errors plugin's unions keep their message and code.
+      maskError: (error, message) => {
+        const cause = error instanceof GraphQLError ? error.originalError : error;
+        if (cause instanceof AppError) return new GraphQLError(cause.message, { extensions: { code: cause.code } });
+        logger.error('GraphQL operation failed', cause ?? error);
+        return new GraphQLError(message);
+      },
+    },
     logging: logger,
     graphiql: { title: 'Airdate GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }) },
     context: ({ account }): GraphQLContext => ({ account, services, source: 'graphql' }),

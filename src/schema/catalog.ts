@@ -1,3 +1,4 @@
+import type { StoredCatalogItem } from '../catalog/catalog-store.ts';
 import { episodeCode } from '../feeds/dates.ts';
 import { builder } from './builder.ts';
 
@@ -48,10 +49,17 @@ export const GameRef = builder.prismaObject('Game', {
   }),
 });
 
+/** Rows tagged with their kind by the catalog service, or plain rows from a relation. */
+type CatalogItemShape = StoredCatalogItem | { tvdbId: number | null } | { igdbId: number | null } | { releaseDate: string | null };
+
 export const CatalogItem = builder.unionType('CatalogItem', {
   description: 'A show, movie or game from the catalog.',
   types: [ShowRef, MovieRef, GameRef],
-  resolveType: (item) => ('releaseDate' in item ? ('igdbId' in item ? GameRef : MovieRef) : ShowRef),
+  resolveType: (item: CatalogItemShape) => {
+    if ('kind' in item) return item.kind === 'show' ? ShowRef : item.kind === 'movie' ? MovieRef : GameRef;
+    if ('tvdbId' in item) return ShowRef;
+    return 'igdbId' in item ? GameRef : MovieRef;
+  },
 });
 
 export const MediaKind = builder.enumType('MediaKind', {
@@ -61,3 +69,29 @@ export const MediaKind = builder.enumType('MediaKind', {
 export const CatalogSource = builder.enumType('CatalogSource', {
   values: { TMDB: { value: 'tmdb' }, TVDB: { value: 'tvdb' }, IGDB: { value: 'igdb' } } as const,
 });
+
+builder.queryField('catalogLookup', (t) =>
+  t.field({
+    type: CatalogItem,
+    nullable: true,
+    description: 'Finds a catalog item by an external id, fetching and storing it when only a catalog knows it; null when none does.',
+    args: {
+      source: t.arg({ type: CatalogSource, required: true }),
+      kind: t.arg({ type: MediaKind, required: true }),
+      externalId: t.arg.int({ required: true }),
+    },
+    resolve: (_root, args, context) => context.services.catalog.lookup(args.kind, args.source, args.externalId),
+  }),
+);
+
+builder.queryField('searchCatalog', (t) =>
+  t.field({
+    type: [CatalogItem],
+    description: 'Title search across the stored catalog and the configured catalogs (at most 50, best first).',
+    args: {
+      query: t.arg.string({ required: true }),
+      kind: t.arg({ type: MediaKind, required: false }),
+    },
+    resolve: (_root, args, context) => context.services.catalog.search(args.query, args.kind ?? undefined),
+  }),
+);
