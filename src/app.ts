@@ -12,6 +12,7 @@ import type { GraphQLContext } from './schema/context.ts';
 import { schema } from './schema/index.ts';
 import { createCatalogProviders } from './catalog/providers.ts';
 import { createCatalogService } from './services/catalog.ts';
+import { flushTokenUsageWrites } from './services/tokens.ts';
 
 /** The whole server, built without listening: tests call `fetch` in-process. */
 export interface App {
@@ -107,6 +108,7 @@ export async function createApp(config: Config): Promise<App> {
       return response;
     },
     async close() {
+      await flushTokenUsageWrites();
       await closeDatabase();
     },
   };

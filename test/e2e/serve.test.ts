@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, startServer, type ServerProcess } from '../support/processes.ts';
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-e2e-'));
+const catalogFile = path.join(dataDir, 'catalog.json');
+const env = { AIRDATE_DATA_DIR: dataDir, AIRDATE_CATALOG_FILE: catalogFile };
+let server: ServerProcess | undefined;
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function http(method: string, url: string, token: string, body?: unknown) {
+  const response = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as any };
+}
+
+describe('the real serve process, driven like a client', () => {
+  it('serves a demo library from the catalog file to a new account', { timeout: 60_000 }, async () => {
+    const demo = await runCli(['demo-catalog', '--out', catalogFile], env);
+    expect(demo.code).toBe(0);
+    server = await startServer(env);
+    expect(server.output()).toMatch(/user create <name>/);
+
+    expect((await runCli(['user', 'create', 'alice', '--timezone', 'Europe/Berlin'], env)).code).toBe(0);
+    const token = (await runCli(['token', 'show', 'alice'], env)).stdout.trim();
+    expect(token).toMatch(/^adt_[0-9A-Za-z]{38}$/);
+
+    const search = await http('POST', `${server.baseUrl}/graphql`, token, {
+      query: '{ searchCatalog(query: "e", kind: SHOW) { ... on Show { databaseId title episodes { databaseId season number airDate } } } }',
+    });
+    expect(search.status).toBe(200);
+    const shows = search.json.data.searchCatalog as { databaseId: number; title: string; episodes: { databaseId: number; season: number; number: number; airDate: string | null }[] }[];
+    const yesterday = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+    const airedInSeasonOne = (show: (typeof shows)[0], number: number) =>
+      show.episodes.some((episode) => episode.season === 1 && episode.number === number && episode.airDate !== null && episode.airDate < yesterday);
+    const aired = shows.filter((show) => airedInSeasonOne(show, 1) && airedInSeasonOne(show, 2));
+    expect(aired.length).toBeGreaterThanOrEqual(2);
+    const [first, second] = aired as [(typeof aired)[0], (typeof aired)[0]];
+
+    for (const show of [first, second]) {
+      expect(await http('POST', `${server.baseUrl}/api/machine/follow`, token, { kind: 'show', id: show.databaseId, followed: true })).toEqual({ status: 200, json: { ok: true } });
+    }
+    const pilot = first.episodes.find((episode) => episode.season === 1 && episode.number === 1)!;
+    expect(await http('POST', `${server.baseUrl}/api/machine/watched`, token, { kind: 'episode', id: pilot.databaseId, watched: true })).toEqual({ status: 200, json: { ok: true } });
+
+    const viaQuery = await fetch(`${server.baseUrl}/api/machine/summary?token=${token}`);
+    expect(viaQuery.status).toBe(200);
+    const summary = (await viaQuery.json()) as any;
+    expect(summary.counts.upNext).toBe(2);
+    expect(summary.upNext[0].show).toBe(first.title);
+    expect(summary.upNext[0].episode).toBe('S01E02');
+    expect(server.output()).not.toContain(token);
+
+    expect(await server.stop()).toBe(0);
+    server = undefined;
+  });
+
+  it('refuses to start on an invalid catalog file, naming the path', { timeout: 30_000 }, async () => {
+    const broken = path.join(dataDir, 'broken.json');
+    writeFileSync(broken, JSON.stringify({ shows: [{ ids: {}, title: 'No ids', episodes: [] }] }));
+    await expect(startServer({ ...env, AIRDATE_CATALOG_FILE: broken })).rejects.toThrow(new RegExp(`exited with 1[\\s\\S]*${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  });
+
+  it('reports every configuration problem at once and exits 2', { timeout: 30_000 }, async () => {
+    const result = await runCli(['serve'], { AIRDATE_DATA_DIR: dataDir, PORT: 'eighty', AIRDATE_MAX_JSON_KB: '-1' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/PORT/);
+    expect(result.stderr).toMatch(/AIRDATE_MAX_JSON_KB/);
+  });
+});

@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+
+/** Environment for a child process: this one's, minus anything Airdate reads, plus `env`. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(AIRDATE_|DATABASE_URL$|PORT$)/.test(name)));
+  return { ...base, ...env };
+}
+
+/** Runs `airdate <args>` the way `npm run airdate -- <args>` does and collects its output. */
+export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, ['src/main.ts', ...args], { cwd: root, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  output: () => string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `airdate serve` on a free port and resolves once it prints its listening line;
+ * rejects with the process's output if it exits first.
+ */
+export function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, ['src/main.ts', 'serve'], { cwd: root, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/localhost:\d+)/.exec(output);
+      if (match) {
+        resolve({
+          child,
+          baseUrl: match[1]!,
+          output: () => output,
+          stop: () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => reject(new Error(`serve exited with ${code} before listening:\n${output}`)));
+  });
+}
