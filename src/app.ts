@@ -104,7 +104,7 @@ export async function createApp(config: Config): Promise<App> {
           response = errorResponse(500, 'internal server error');
         }
       }
-      logger.debug(`${request.method} ${redactedPath(url)} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
+      if (logger.debugEnabled) logger.debug(`${request.method} ${redactedPath(url)} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
       return response;
     },
     async close() {

@@ -17,6 +17,11 @@ export function jsonText(status: number, body: string, headers: Record<string, s
   return new Response(body, { status, headers: { ...jsonType, ...headers } });
 }
 
+/** A JSON response from already encoded UTF-8 bytes. */
+export function jsonBytes(status: number, body: Buffer): Response {
+  return new Response(body as unknown as BodyInit, { status, headers: { ...jsonType, 'content-length': String(body.byteLength) } });
+}
+
 /** A JSON response. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return jsonText(status, JSON.stringify(body), headers);

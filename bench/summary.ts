@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createServerAdapter } from '@whatwg-node/server';
+import autocannon from 'autocannon';
+import { createApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { localDate } from '../src/feeds/dates.ts';
+import { createAccount } from '../src/services/accounts.ts';
+import { db } from '../src/db/client.ts';
+import { showToken } from '../src/services/tokens.ts';
+import { seedLibrary } from './seed-library.ts';
+
+/**
+ * `npm run bench`: summary latency without the feed cache (cold) and warm throughput over real
+ * HTTP, next to a bare node:http server answering the same bytes, in the same run.
+ */
+const coldSamples = Number(process.env.BENCH_COLD_SAMPLES ?? 200);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-bench-'));
+const config = loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn' });
+const app = await createApp(config);
+const account = await createAccount({ name: 'bench', timezone: 'UTC' });
+const token = await showToken({ accountId: account.id });
+const today = localDate('UTC', new Date());
+
+let started = performance.now();
+await seedLibrary(account.id, today, { shows: 500, episodesPerShow: 50, movies: 100, games: 100 });
+console.log(`seeded 500 shows × 50 episodes, 100 movies, 100 games in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+const summaryRequest = () => new Request('http://bench.local/api/machine/summary', { headers: { authorization: `Bearer ${token}` } });
+const first = await app.fetch(summaryRequest());
+const body = await first.text();
+if (first.status !== 200) throw new Error(`summary failed: ${first.status} ${body}`);
+const counts = JSON.parse(body).counts;
+console.log(`summary: ${(body.length / 1024).toFixed(0)} KB, counts ${JSON.stringify(counts)}`);
+
+const latencies: number[] = [];
+for (let sample = 0; sample < coldSamples; sample += 1) {
+  // What a write does: every cached feed and body of the account is now stale.
+  await db().account.update({ where: { id: account.id }, data: { feedVersion: { increment: 1 } } });
+  started = performance.now();
+  const response = await app.fetch(summaryRequest());
+  await response.text();
+  latencies.push(performance.now() - started);
+}
+latencies.sort((a, b) => a - b);
+const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
+console.log(`cold summary (right after a write, in-process): p50 ${percentile(50).toFixed(2)} ms, p99 ${percentile(99).toFixed(2)} ms over ${coldSamples} requests`);
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
+  // The load runs in a worker thread, so it does not share the servers' event loop.
+  const result = await autocannon({ url, connections, duration: seconds, headers, workers: 1 });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+const airdate = createServer(createServerAdapter((request: Request) => app.fetch(request)));
+const bare = createServer((_request, response) => {
+  response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+  response.end(body);
+});
+const airdateUrl = await listen(airdate);
+const bareUrl = await listen(bare);
+const warm = await load(`${airdateUrl}/api/machine/summary`, { authorization: `Bearer ${token}` });
+const baseline = await load(bareUrl, {});
+console.log(`warm summary over HTTP: ${warm.rps.toFixed(0)} req/s (p50 ${warm.p50} ms, p99 ${warm.p99} ms, errors ${warm.errors})`);
+console.log(`bare node:http, same body: ${baseline.rps.toFixed(0)} req/s (p50 ${baseline.p50} ms, p99 ${baseline.p99} ms)`);
+console.log(`ratio: ${((warm.rps / baseline.rps) * 100).toFixed(0)} % of the bare server (target ≥ 50 %); cold p50 target ≤ 5 ms`);
+
+airdate.close();
+bare.close();
+await app.close();
+rmSync(dataDir, { recursive: true, force: true });
