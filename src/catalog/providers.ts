@@ -1,17 +1,25 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Config } from '../config.ts';
 import { syncOfflineCatalog } from '../services/catalog.ts';
 import { createOfflineProvider } from './offline-catalog.ts';
 import type { CatalogProvider } from './provider.ts';
 
+/** Where `demo-catalog` writes by default, and where the server looks when no file is configured. */
+export const defaultCatalogFile = (config: Config): string => path.join(config.dataDir, 'catalog.json');
+
 /**
- * The catalog providers `config` asks for, in priority order. The offline catalog file is read
- * and stored whole at start, so its items have database ids before the first request; an
- * invalid file throws CatalogFileError (naming the path and the problem) and stops the start.
+ * The catalog providers `config` asks for, in priority order. The offline catalog is
+ * `AIRDATE_CATALOG_FILE`, or `<data folder>/catalog.json` when that variable is unset and the
+ * file exists. It is read and stored whole at start, so its items have database ids before the
+ * first request; an invalid file throws CatalogFileError (naming the path and the problem).
  */
 export async function createCatalogProviders(config: Config): Promise<CatalogProvider[]> {
   const providers: CatalogProvider[] = [];
-  if (config.catalogFile !== undefined) {
-    const offline = createOfflineProvider(config.catalogFile);
+  const fallback = defaultCatalogFile(config);
+  const file = config.catalogFile ?? (existsSync(fallback) ? fallback : undefined);
+  if (file !== undefined) {
+    const offline = createOfflineProvider(file);
     await syncOfflineCatalog(offline);
     providers.push(offline);
   }

@@ -3,9 +3,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { initSecretKey } from '../auth/secret-key.ts';
 import { buildDemoCatalog } from '../catalog/demo-catalog.ts';
+import { defaultCatalogFile } from '../catalog/providers.ts';
 import type { Config } from '../config.ts';
 import { closeDatabase, db, openDatabase } from '../db/client.ts';
-import { migrateSqlite } from '../db/migrate.ts';
+import { migrateDatabase } from '../db/migrate.ts';
 import { AppError } from '../errors.ts';
 import { createAccount, findAccountByName, listAccounts, presentAccount, updateAccount } from '../services/accounts.ts';
 import { flushTokenUsageWrites, regenerateToken, showToken, showWebhookSecret } from '../services/tokens.ts';
@@ -73,7 +74,7 @@ const commands: Record<string, Handler> = {
   },
   migrate: async (args, io) => {
     parse(args, {}, [], 'migrate');
-    const applied = io.config.database.kind === 'sqlite' ? migrateSqliteFile(io.config.database.file) : [];
+    const applied = await migrateDatabase(io.config);
     // Opening checks the pragmas and applies anything a concurrent start added, like `serve` would.
     await withDatabase(io.config, async () => undefined);
     if (applied.length === 0) io.stdout('database is up to date');
@@ -110,11 +111,16 @@ const commands: Record<string, Handler> = {
   }),
   'demo-catalog': async (args, io) => {
     const { values } = parse(args, { out: { type: 'string' } }, [], 'demo-catalog [--out PATH]');
-    const file = path.resolve(values.out ?? path.join(io.config.dataDir, 'catalog.json'));
+    const file = path.resolve(values.out ?? defaultCatalogFile(io.config));
     // The server has no single time zone; UTC's date is within a day of every account's "today".
     const today = new Date().toISOString().slice(0, 10);
     writeFileAtomically(file, `${JSON.stringify(buildDemoCatalog(today), null, 2)}\n`);
-    io.stdout(`wrote a demo catalog for ${today} to ${file}; use it with AIRDATE_CATALOG_FILE=${file}`);
+    const automatic = io.config.catalogFile === undefined && file === defaultCatalogFile(io.config);
+    io.stdout(
+      automatic
+        ? `wrote a demo catalog for ${today} to ${file}; the server reads it at its next start`
+        : `wrote a demo catalog for ${today} to ${file}; use it with AIRDATE_CATALOG_FILE=${file}`,
+    );
   },
 };
 
@@ -195,11 +201,6 @@ function isDatabaseOpen(): boolean {
   } catch {
     return false;
   }
-}
-
-function migrateSqliteFile(file: string): string[] {
-  mkdirSync(path.dirname(file), { recursive: true });
-  return migrateSqlite(file);
 }
 
 /** Readers (a running server) see the old file or the new one, never half of it. */

@@ -6,7 +6,8 @@ import { runCli, startServer, type ServerProcess } from '../support/processes.ts
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-e2e-'));
 const catalogFile = path.join(dataDir, 'catalog.json');
-const env = { AIRDATE_DATA_DIR: dataDir, AIRDATE_CATALOG_FILE: catalogFile };
+// As the README has it: `demo-catalog` writes <data folder>/catalog.json and `serve` picks it up.
+const env = { AIRDATE_DATA_DIR: dataDir };
 let server: ServerProcess | undefined;
 
 afterAll(async () => {
@@ -25,8 +26,9 @@ async function http(method: string, url: string, token: string, body?: unknown) 
 
 describe('the real serve process, driven like a client', () => {
   it('serves a demo library from the catalog file to a new account', { timeout: 60_000 }, async () => {
-    const demo = await runCli(['demo-catalog', '--out', catalogFile], env);
+    const demo = await runCli(['demo-catalog'], env);
     expect(demo.code).toBe(0);
+    expect(demo.stdout).toContain(catalogFile);
     server = await startServer(env);
     expect(server.output()).toMatch(/user create <name>/);
 
