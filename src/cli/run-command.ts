@@ -6,7 +6,7 @@ import { buildDemoCatalog } from '../catalog/demo-catalog.ts';
 import { defaultCatalogFile } from '../catalog/providers.ts';
 import type { Config } from '../config.ts';
 import { closeDatabase, db, openDatabase } from '../db/client.ts';
-import { migrateSqlite } from '../db/migrate.ts';
+import { migrateDatabase } from '../db/migrate.ts';
 import { AppError } from '../errors.ts';
 import { createAccount, findAccountByName, listAccounts, presentAccount, updateAccount } from '../services/accounts.ts';
 import { flushTokenUsageWrites, regenerateToken, showToken, showWebhookSecret } from '../services/tokens.ts';
@@ -74,7 +74,7 @@ const commands: Record<string, Handler> = {
   },
   migrate: async (args, io) => {
     parse(args, {}, [], 'migrate');
-    const applied = io.config.database.kind === 'sqlite' ? migrateSqliteFile(io.config.database.file) : [];
+    const applied = await migrateDatabase(io.config);
     // Opening checks the pragmas and applies anything a concurrent start added, like `serve` would.
     await withDatabase(io.config, async () => undefined);
     if (applied.length === 0) io.stdout('database is up to date');
@@ -201,11 +201,6 @@ function isDatabaseOpen(): boolean {
   } catch {
     return false;
   }
-}
-
-function migrateSqliteFile(file: string): string[] {
-  mkdirSync(path.dirname(file), { recursive: true });
-  return migrateSqlite(file);
 }
 
 /** Readers (a running server) see the old file or the new one, never half of it. */

@@ -3,16 +3,15 @@ import path from 'node:path';
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 import type { Config } from '../config.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
-import { migrateSqlite } from './migrate.ts';
+import { DatabaseError } from './errors.ts';
+import { migratePostgres, migrateSqlite } from './migrate.ts';
+import { connectPostgres, describeUrl, explainConnectError, postgresConnection } from './postgres.ts';
 
 export type { PrismaClient };
-
-/** Raised when the database cannot be opened or is not configured the way we rely on. */
-export class DatabaseError extends Error {
-  override name = 'DatabaseError';
-}
+export { DatabaseError };
 
 let current: PrismaClient | undefined;
+let currentKind: Config['database']['kind'] = 'sqlite';
 let queryCount = 0;
 
 /** Number of SQL queries this process has sent since start; differences count a request's queries. */
@@ -29,6 +28,12 @@ export function db(): PrismaClient {
   return current;
 }
 
+/** Which database the open client talks to, for the few queries that must differ (e.g. case-insensitive search). */
+export function databaseKind(): Config['database']['kind'] {
+  db();
+  return currentKind;
+}
+
 /** SQLite settings we depend on: write-ahead log, waits instead of failing on a lock, durable commits, foreign keys. */
 const sqlitePragmas = [
   ['journal_mode', 'WAL', 'wal'],
@@ -38,34 +43,68 @@ const sqlitePragmas = [
 ] as const;
 
 /**
- * Opens the configured database, applying pending migrations first when `migrate` is set,
- * sets and checks the SQLite pragmas, and makes the client available through `db()`.
+ * Opens the configured database, applying pending migrations first when `migrate` is set, checks
+ * that it is usable (SQLite pragmas; PostgreSQL reachable, DatabaseError with one line if not),
+ * and makes the client available through `db()`.
  */
 export async function openDatabase(config: Config, options: { migrate?: boolean } = {}): Promise<PrismaClient> {
   if (current) return current;
-  if (config.database.kind !== 'sqlite') {
-    throw new DatabaseError('PostgreSQL is not supported yet; set DATABASE_URL to a file: URL or leave it unset');
-  }
-  mkdirSync(path.dirname(config.database.file), { recursive: true });
-  if (options.migrate) migrateSqlite(config.database.file);
-  const client = new PrismaClient({
-    adapter: new PrismaBetterSQLite3({ url: config.database.file }),
-    // Query events feed `queryCounter` (tests count queries per feed to catch N+1 regressions).
-    log: [{ emit: 'event', level: 'query' }],
-  });
-  client.$on('query', () => {
-    queryCount += 1;
-  });
+  const client = config.database.kind === 'postgres' ? await openPostgres(config.database.url, options) : await openSqlite(config.database.file, options);
+  current = client;
+  currentKind = config.database.kind;
+  return client;
+}
+
+/** Query events feed `queryCounter` (tests count queries per feed to catch N+1 regressions). */
+const logQueries: [{ emit: 'event'; level: 'query' }] = [{ emit: 'event', level: 'query' }];
+
+function countQuery(): void {
+  queryCount += 1;
+}
+
+async function openSqlite(file: string, options: { migrate?: boolean }): Promise<PrismaClient> {
+  mkdirSync(path.dirname(file), { recursive: true });
+  if (options.migrate) migrateSqlite(file);
+  const client = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: file }), log: logQueries });
+  client.$on('query', countQuery);
   for (const [name, value, expected] of sqlitePragmas) {
     await client.$queryRawUnsafe(`PRAGMA ${name} = ${value}`);
     const rows = await client.$queryRawUnsafe<Record<string, unknown>[]>(`PRAGMA ${name}`);
     const actual = String(Object.values(rows[0] ?? {})[0]).toLowerCase();
     if (actual !== expected) {
       await client.$disconnect();
-      throw new DatabaseError(`SQLite refused PRAGMA ${name} = ${value} (it reports ${actual}) on ${config.database.file}`);
+      throw new DatabaseError(`SQLite refused PRAGMA ${name} = ${value} (it reports ${actual}) on ${file}`);
     }
   }
-  current = client;
+  return client;
+}
+
+async function openPostgres(url: string, options: { migrate?: boolean }): Promise<PrismaClient> {
+  // Either step connects first, so a server that is down, a wrong password or a missing database
+  // is reported in one line before Prisma is involved.
+  if (options.migrate) await migratePostgres(url);
+  else await (await connectPostgres(url)).end();
+  // Loaded only here: a SQLite server never pays for the PostgreSQL client and driver.
+  const [{ PrismaClient: PostgresClient }, { PrismaPg }] = await Promise.all([
+    import('../generated/prisma-pg/client.ts'),
+    import('@prisma/adapter-pg'),
+  ]);
+  const adapter = new PrismaPg(postgresConnection(url), {
+    // A pooled connection that breaks (server restart) is replaced; the next query reports the error.
+    onPoolError: () => undefined,
+  });
+  // The PostgreSQL client is generated from the derived schema (same models), so its API is the
+  // SQLite client's; the generated types differ only in provider-specific extras (e.g. `mode`).
+  // This is the one place the two meet.
+  const postgresClient = new PostgresClient({ adapter, log: logQueries });
+  postgresClient.$on('query', countQuery);
+  const client = postgresClient as unknown as PrismaClient;
+  try {
+    await client.$queryRaw`SELECT 1`;
+  } catch (error) {
+    await client.$disconnect().catch(() => undefined);
+    throw new DatabaseError(`cannot use PostgreSQL at ${describeUrl(url)}: ${explainConnectError(error)}`);
+  }
   return client;
 }
 
@@ -73,5 +112,23 @@ export async function openDatabase(config: Config, options: { migrate?: boolean 
 export async function closeDatabase(): Promise<void> {
   const client = current;
   current = undefined;
+  await Promise.all(unawaited);
   await client?.$disconnect();
+}
+
+/** Writes nobody waits for (see `unawaitedWrite`). */
+const unawaited = new Set<Promise<void>>();
+
+/**
+ * Registers a write the caller does not wait for (bookkeeping such as a token's lastUsedAt), so
+ * `closeDatabase` lets it finish first: on PostgreSQL, disconnecting in the middle of one leaves
+ * its pooled connection inside a transaction, and the disconnect then never ends.
+ */
+export function unawaitedWrite(write: Promise<unknown>): void {
+  const settled = write.then(
+    () => undefined,
+    () => undefined,
+  );
+  unawaited.add(settled);
+  void settled.then(() => unawaited.delete(settled));
 }

@@ -1,11 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import type { Config } from '../config.ts';
+import { connectPostgres } from './postgres.ts';
 
-/** Folder of the SQLite migrations, written with `prisma migrate diff … --script`. */
+/** Folder of the SQLite migrations, written with `prisma migrate diff … --script` (npm run db:migration). */
 export const sqliteMigrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
+/** Folder of the PostgreSQL migrations, derived from the SQLite ones (scripts/derive-postgres-schema.ts). */
+export const postgresMigrationsDir = fileURLToPath(new URL('../../prisma/postgres/migrations', import.meta.url));
 
 export interface Migration {
   name: string;
@@ -53,6 +57,11 @@ export function migrateSqlite(file: string, migrations: Migration[] = readMigrat
   try {
     db.pragma('busy_timeout = 10000');
     db.pragma('journal_mode = WAL');
+    // Prisma alters a SQLite table by copying it and dropping the original, between
+    // `PRAGMA foreign_keys=OFF` and `=ON`; inside our transaction those are no-ops, so with foreign
+    // keys on, the DROP would cascade and delete every row referring to the table. They stay off
+    // here, and each migration is checked for broken references before it commits instead.
+    db.pragma('foreign_keys = OFF');
     db.exec(sqliteHistoryTable);
     const applied: string[] = [];
     for (const migration of migrations) {
@@ -68,6 +77,10 @@ export function migrateSqlite(file: string, migrations: Migration[] = readMigrat
         }
         const startedAt = new Date().toISOString();
         db.exec(migration.sql);
+        const broken = db.pragma('foreign_key_check') as { table: string; parent: string }[];
+        if (broken.length > 0) {
+          throw new MigrationError(`migration ${migration.name} leaves ${broken.length} row(s) of ${broken[0]!.table} pointing at missing ${broken[0]!.parent} rows`);
+        }
         db.prepare(
           `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count)
            VALUES (?, ?, ?, ?, NULL, NULL, ?, 1)`,
@@ -87,4 +100,84 @@ export function migrateSqlite(file: string, migrations: Migration[] = readMigrat
   } finally {
     db.close();
   }
+}
+
+/** Prisma's own definition of its history table on PostgreSQL, so `prisma migrate status` reads ours. */
+const postgresHistoryTable = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+    "id"                    VARCHAR(36) PRIMARY KEY NOT NULL,
+    "checksum"              VARCHAR(64) NOT NULL,
+    "finished_at"           TIMESTAMPTZ,
+    "migration_name"        VARCHAR(255) NOT NULL,
+    "logs"                  TEXT,
+    "rolled_back_at"        TIMESTAMPTZ,
+    "started_at"            TIMESTAMPTZ NOT NULL DEFAULT now(),
+    "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
+)`;
+
+/**
+ * The advisory lock key `prisma migrate` takes, so our runner, other `serve` processes starting at
+ * the same moment and a `prisma migrate deploy` never apply migrations at the same time.
+ */
+export const postgresMigrationLock = 72707369;
+
+/**
+ * Applies pending migrations to the PostgreSQL database at `url`. Holds the advisory lock for the
+ * whole run, so of several processes starting together one migrates and the others wait, then
+ * find nothing left to do; each migration runs in its own transaction together with its
+ * `_prisma_migrations` row (PostgreSQL DDL is transactional: a failure leaves nothing behind).
+ * Throws DatabaseError (one line) when the server cannot be reached. Returns the names applied.
+ */
+export async function migratePostgres(url: string, migrations: Migration[] = readMigrations(postgresMigrationsDir)): Promise<string[]> {
+  const client = await connectPostgres(url);
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [postgresMigrationLock]);
+    await client.query(postgresHistoryTable);
+    const applied: string[] = [];
+    for (const migration of migrations) {
+      await client.query('BEGIN');
+      try {
+        const { rows } = await client.query<{ checksum: string }>(
+          `SELECT checksum FROM "_prisma_migrations" WHERE migration_name = $1 AND rolled_back_at IS NULL AND finished_at IS NOT NULL`,
+          [migration.name],
+        );
+        const done = rows[0];
+        if (done && done.checksum !== migration.checksum) throw new MigrationError(`migration ${migration.name} was changed after it was applied`);
+        if (!done) {
+          const startedAt = new Date();
+          try {
+            await client.query(migration.sql);
+          } catch (error) {
+            throw new MigrationError(`migration ${migration.name} failed: ${(error as Error).message}`);
+          }
+          await client.query(
+            `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count)
+             VALUES ($1, $2, now(), $3, NULL, NULL, $4, 1)`,
+            [randomUUID(), migration.checksum, migration.name, startedAt],
+          );
+          applied.push(migration.name);
+        }
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    }
+    const known = new Set(migrations.map((migration) => migration.name));
+    const { rows } = await client.query<{ name: string }>(`SELECT migration_name AS name FROM "_prisma_migrations" WHERE rolled_back_at IS NULL`);
+    const unknown = rows.map((row) => row.name).filter((name) => !known.has(name));
+    if (unknown.length > 0) {
+      throw new MigrationError(`the database has migrations this version does not know (${unknown.join(', ')}); is it from a newer Airdate?`);
+    }
+    return applied;
+  } finally {
+    // Ending the session releases the advisory lock too.
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Applies the configured database's pending migrations (`airdate migrate`, and `serve` at start); returns their names. */
+export async function migrateDatabase(config: Config): Promise<string[]> {
+  if (config.database.kind === 'postgres') return migratePostgres(config.database.url);
+  mkdirSync(path.dirname(config.database.file), { recursive: true });
+  return migrateSqlite(config.database.file);
 }

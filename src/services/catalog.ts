@@ -15,7 +15,7 @@ import {
   type MediaKind,
   type RefreshItem,
 } from '../catalog/provider.ts';
-import { db } from '../db/client.ts';
+import { databaseKind, db } from '../db/client.ts';
 import { InputError } from '../errors.ts';
 
 /** Most results a search returns. */
@@ -85,10 +85,15 @@ function byPriority(answers: CatalogRecord[][]): CatalogRecord[] {
   return kept;
 }
 
-/** Stored items whose title contains `query`. SQLite's LIKE is case-insensitive for ASCII. */
+/**
+ * Stored items whose title contains `query`, ignoring case. SQLite's LIKE already ignores ASCII
+ * case (and rejects Prisma's `mode` option); PostgreSQL's does not, so it gets `mode: insensitive`
+ * (ILIKE), which the SQLite client's types do not know: hence the cast.
+ */
 async function searchStored(query: string, kind: MediaKind | undefined): Promise<StoredCatalogItem[]> {
   // A wide net per kind, ranked below; ordering by title keeps the cut deterministic.
-  const where = { title: { contains: query } };
+  const title = databaseKind() === 'postgres' ? ({ contains: query, mode: 'insensitive' } as { contains: string }) : { contains: query };
+  const where = { title };
   const options = { where, orderBy: { title: 'asc' as const }, take: searchLimit * 4 };
   const wanted = (candidate: MediaKind) => kind === undefined || kind === candidate;
   const [shows, movies, games] = await Promise.all([

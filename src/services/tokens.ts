@@ -1,7 +1,7 @@
 import { decryptSecret, encryptSecret, safeEqual, sha256Hex } from '../auth/crypto.ts';
 import { secretKey } from '../auth/secret-key.ts';
 import { generateToken, generateWebhookSecret, isWellFormedToken } from '../auth/token-format.ts';
-import { db } from '../db/client.ts';
+import { db, unawaitedWrite } from '../db/client.ts';
 import { NotFoundError } from '../errors.ts';
 import { isForeignKeyViolation, isUniqueViolation } from './prisma-errors.ts';
 
@@ -122,6 +122,7 @@ function noteTokenUse(digest: string, tokenId: number): void {
     )
     .finally(() => pendingUsageWrites.delete(write));
   pendingUsageWrites.add(write);
+  unawaitedWrite(write);
 }
 
 /** Waits for the `lastUsedAt` writes still in flight; call before closing the database. */

@@ -8,8 +8,9 @@ import { isWellFormedToken } from '../../src/auth/token-format.ts';
 import { runCommand } from '../../src/cli/run-command.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { closeDatabase, db, openDatabase } from '../../src/db/client.ts';
-import { readMigrations, sqliteMigrationsDir } from '../../src/db/migrate.ts';
+import { postgresMigrationsDir, readMigrations, sqliteMigrationsDir } from '../../src/db/migrate.ts';
 import { authenticateToken } from '../../src/services/tokens.ts';
+import { freshDatabaseEnv } from '../support/database.ts';
 
 // runCommand opens and closes the database itself, as the real command line does, so this file
 // gives it a data folder instead of an already-open test database.
@@ -18,13 +19,14 @@ afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
-function freshConfig(): Config {
+/** A new data folder and an empty database of the kind under test (see test/support/database.ts). */
+async function freshConfig(): Promise<Config> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-cli-'));
   folders.push(dataDir);
-  return loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'silent' });
+  return loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'silent', ...(await freshDatabaseEnv()) });
 }
 
-const config = freshConfig();
+const config = await freshConfig();
 
 async function run(argv: string[], runConfig: Config = config) {
   const stdout: string[] = [];
@@ -56,9 +58,10 @@ describe('help', () => {
 
 describe('migrate', () => {
   it('prints the migrations it applied, then that the database is up to date', async () => {
-    const fresh = freshConfig();
+    const fresh = await freshConfig();
     const first = await run(['migrate'], fresh);
-    expect(first).toEqual({ code: 0, stdout: readMigrations(sqliteMigrationsDir).map((migration) => migration.name), stderr: [] });
+    const migrations = readMigrations(fresh.database.kind === 'sqlite' ? sqliteMigrationsDir : postgresMigrationsDir);
+    expect(first).toEqual({ code: 0, stdout: migrations.map((migration) => migration.name), stderr: [] });
     expect(await run(['migrate'], fresh)).toEqual({ code: 0, stdout: ['database is up to date'], stderr: [] });
   });
 });
@@ -157,7 +160,7 @@ describe('token show and token regenerate', () => {
 
 describe('demo-catalog', () => {
   it('writes <dataDir>/catalog.json by default and --out PATH when given', async () => {
-    const fresh = freshConfig();
+    const fresh = await freshConfig();
     const result = await run(['demo-catalog'], fresh);
     expect(result.code).toBe(0);
     const defaultFile = path.join(fresh.dataDir, 'catalog.json');
@@ -221,7 +224,7 @@ describe('bad input: one line on stderr, exit status 2, nothing on stdout', () =
 
 describe('unexpected failures: one line on stderr, exit status 1', () => {
   it('a malformed secret key file', async () => {
-    const broken = freshConfig();
+    const broken = await freshConfig();
     expect((await run(['user', 'create', 'dora'], broken)).code).toBe(0);
     const keyFile = path.join(broken.dataDir, 'secret.key');
     writeFileSync(keyFile, 'garbage\n');
@@ -232,10 +235,16 @@ describe('unexpected failures: one line on stderr, exit status 1', () => {
   });
 
   it('a data folder that cannot be created', async () => {
-    const parent = freshConfig().dataDir;
+    const parent = mkdtempSync(path.join(tmpdir(), 'airdate-cli-'));
+    folders.push(parent);
     writeFileSync(path.join(parent, 'file'), '');
-    const blocked = loadConfig({ AIRDATE_DATA_DIR: path.join(parent, 'file', 'data') });
-    const result = await run(['user', 'list'], blocked);
+    const dataDir = path.join(parent, 'file', 'data');
+    // The SQLite database lives in the data folder; with PostgreSQL only the secret key does.
+    const [blocked, argv] =
+      config.database.kind === 'sqlite'
+        ? [loadConfig({ AIRDATE_DATA_DIR: dataDir }), ['user', 'list']]
+        : [loadConfig({ AIRDATE_DATA_DIR: dataDir, DATABASE_URL: config.database.url }), ['token', 'show', await makeUser()]];
+    const result = await run(argv, blocked);
     expect(result.code).toBe(1);
     expect(result.stderr).toHaveLength(1);
     expect(result.stderr[0]).toMatch(/^airdate: /);
@@ -246,6 +255,6 @@ describe('database handling', () => {
   it('leaves the database closed after each command', async () => {
     await makeUser();
     expect(() => db()).toThrow(/not open/);
-    expect(existsSync(config.database.kind === 'sqlite' ? config.database.file : '')).toBe(true);
+    if (config.database.kind === 'sqlite') expect(existsSync(config.database.file)).toBe(true);
   });
 });

@@ -14,10 +14,29 @@ import {
   showToken,
   showWebhookSecret,
 } from '../../src/services/tokens.ts';
-import { useTestDatabase } from '../support/database.ts';
+import { testDatabaseKind, useTestDatabase } from '../support/database.ts';
 
 const config = await useTestDatabase();
 initSecretKey(config);
+
+/**
+ * The SQL statements `work` sends, counted where the driver adapter hands each one to the driver:
+ * better-sqlite3's prepare, or pg's Client#query (pooled connections are pg Clients). The adapter
+ * may bundle its own copy of the driver, so the driver is resolved from the adapter.
+ */
+async function statementsSentBy(work: () => Promise<void>): Promise<string[]> {
+  const sqlite = testDatabaseKind() === 'sqlite';
+  const adapterRequire = createRequire(createRequire(import.meta.url).resolve(sqlite ? '@prisma/adapter-better-sqlite3' : '@prisma/adapter-pg'));
+  const spy = sqlite
+    ? vi.spyOn((adapterRequire('better-sqlite3') as typeof import('better-sqlite3')).prototype, 'prepare')
+    : vi.spyOn((adapterRequire('pg') as typeof import('pg')).Client.prototype, 'query');
+  try {
+    await work();
+    return spy.mock.calls.map(([statement]) => (typeof statement === 'string' ? statement : (statement as { text: string }).text));
+  } finally {
+    spy.mockRestore();
+  }
+}
 
 async function makeAccount() {
   return createAccount({ name: `user-${randomUUID().slice(0, 8)}` });
@@ -169,20 +188,12 @@ describe('authenticateToken', () => {
     const token = await showToken({ accountId: account.id });
     await authenticateToken(token); // writes lastUsedAt
     await flushTokenUsageWrites();
-    // Counted where the driver adapter prepares every statement it sends to SQLite (the adapter
-    // may bundle its own copy of better-sqlite3, so resolve it from there).
-    const adapterRequire = createRequire(createRequire(import.meta.url).resolve('@prisma/adapter-better-sqlite3'));
-    const Database = adapterRequire('better-sqlite3') as typeof import('better-sqlite3');
-    const prepare = vi.spyOn(Database.prototype, 'prepare');
-    try {
+    const statements = await statementsSentBy(async () => {
       expect(await authenticateToken(token)).toMatchObject({ id: account.id });
       await flushTokenUsageWrites();
-      const statements = prepare.mock.calls.map(([sql]) => sql);
-      expect(statements).toHaveLength(1);
-      expect(statements[0]).toMatch(/^\s*SELECT/);
-    } finally {
-      prepare.mockRestore();
-    }
+    });
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/^\s*SELECT/);
   });
 
   it('costs about one raw query', async () => {
