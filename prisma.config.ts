@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { defineConfig } from 'prisma/config';
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
@@ -13,6 +14,8 @@ export default defineConfig({
   schema: path.join('prisma', 'schema.prisma'),
   migrations: { path: path.join('prisma', 'migrations') },
   async adapter() {
+    // The CLI needs some database to talk to even for datamodel-only diffs; data/ may not exist yet.
+    mkdirSync('data', { recursive: true });
     return new PrismaBetterSQLite3({ url: process.env.PRISMA_CLI_SQLITE_URL ?? 'file:./data/prisma-cli.db' });
   },
 });
