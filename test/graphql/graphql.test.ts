@@ -1,15 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.ts';
+import { describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
-import { useTestDatabase } from '../support/database.ts';
+import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
 
-const config = await useTestDatabase();
-let app: App;
-beforeAll(async () => {
-  app = await createApp(config);
-});
+const { app } = await useTestApp();
 
 describe('GraphQL endpoint', () => {
   it('answers viewer with the token shown on first view', async () => {

@@ -1,17 +1,12 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.ts';
+import { describe, expect, it } from 'vitest';
 import { db, queryCounter } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
 import { setFollow, setWatched } from '../../src/services/library.ts';
-import { useTestDatabase } from '../support/database.ts';
+import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';
 import { call } from '../support/http.ts';
 
-const config = await useTestDatabase();
-let app: App;
-beforeAll(async () => {
-  app = await createApp(config);
-});
+const { app } = await useTestApp();
 
 const today = () => localDate('UTC', new Date());
 

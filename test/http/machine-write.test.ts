@@ -1,16 +1,11 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.ts';
+import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
-import { useTestDatabase } from '../support/database.ts';
+import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';
 import { call } from '../support/http.ts';
 
-const config = await useTestDatabase({ AIRDATE_MAX_JSON_KB: '1' });
-let app: App;
-beforeAll(async () => {
-  app = await createApp(config);
-});
+const { app } = await useTestApp({ AIRDATE_MAX_JSON_KB: '1' });
 
 const today = () => localDate('UTC', new Date());
 

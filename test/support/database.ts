@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll } from 'vitest';
+import { createApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { closeDatabase, openDatabase } from '../../src/db/client.ts';
 
@@ -87,3 +88,9 @@ export async function useTestDatabase(env: Record<string, string> = {}): Promise
   return config;
 }
 
+/** A test database and the whole app built on it, for in-process HTTP tests (`app.fetch`). */
+export async function useTestApp(env: Record<string, string> = {}): Promise<{ app: App; config: Config }> {
+  const config = await useTestDatabase(env);
+  const app = await createApp(config);
+  return { app, config };
+}
