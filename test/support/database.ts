@@ -58,14 +58,23 @@ export async function createPostgresDatabase(): Promise<{ url: string; name: str
   };
 }
 
+/** Databases made by `freshDatabaseEnv` in this test file, dropped after its tests. */
+const dropAfterFile: (() => Promise<void>)[] = [];
+// Registered when a test file imports this module, so it also covers databases made inside tests
+// (where afterAll cannot be called); it runs after the file's own afterAll hooks (stack order).
+afterAll(async () => {
+  for (const drop of dropAfterFile.splice(0)) await drop();
+});
+
 /**
  * Environment for a new, empty database of the kind under test, removed after the calling file's
  * tests: nothing for SQLite (the database lives in the data folder), DATABASE_URL for PostgreSQL.
+ * May be called at the top of a test file or inside a test.
  */
 export async function freshDatabaseEnv(): Promise<Record<string, string>> {
   if (testDatabaseKind() === 'sqlite') return {};
   const database = await createPostgresDatabase();
-  afterAll(database.drop);
+  dropAfterFile.push(database.drop);
   return { DATABASE_URL: database.url };
 }
 
@@ -80,7 +89,7 @@ export async function useTestDatabase(env: Record<string, string> = {}): Promise
   const databaseEnv = await freshDatabaseEnv();
   const config = loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'silent', ...databaseEnv, ...env });
   await openDatabase(config, { migrate: true });
-  // Registered after freshDatabaseEnv's drop, so it runs first (vitest runs afterAll hooks in reverse).
+  // Runs before the database is dropped (vitest runs afterAll hooks in reverse order).
   afterAll(async () => {
     await closeDatabase();
     rmSync(dataDir, { recursive: true, force: true });
