@@ -2,12 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freshDatabaseEnv } from '../support/database.ts';
 import { runCli, startServer, type ServerProcess } from '../support/processes.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-e2e-'));
 const catalogFile = path.join(dataDir, 'catalog.json');
 // As the README has it: `demo-catalog` writes <data folder>/catalog.json and `serve` picks it up.
-const env = { AIRDATE_DATA_DIR: dataDir };
+// On the PostgreSQL run, the processes get a fresh PostgreSQL database of their own.
+const env = { AIRDATE_DATA_DIR: dataDir, ...(await freshDatabaseEnv()) };
 let server: ServerProcess | undefined;
 
 afterAll(async () => {
