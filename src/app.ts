@@ -59,6 +59,9 @@ export async function createApp(config: Config): Promise<App> {
   const machine = createMachineHandlers({ schema, logger, maxJsonBytes: config.limits.maxJsonBytes });
   const routes = new Map<string, Route>([
     ['/api/machine/summary', { auth: 'header-or-query', methods: { GET: machine.summary } }],
+    ['/api/machine/releases', { auth: 'header-or-query', methods: { GET: machine.releases } }],
+    ['/api/machine/airing', { auth: 'header-or-query', methods: { GET: machine.airing } }],
+    ['/api/machine/widget', { auth: 'header-or-query', methods: { GET: machine.widget } }],
     ['/api/machine/watched', { auth: 'header-or-query', methods: { POST: machine.watched } }],
     ['/api/machine/follow', { auth: 'header-or-query', methods: { POST: machine.follow } }],
   ]);

@@ -1,12 +1,12 @@
-import type { GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { httpStatusByCode } from '../errors.ts';
-import { HttpError, jsonBytes, okResponse } from '../http/responses.ts';
+import { HttpError, json, jsonBytes, okResponse } from '../http/responses.ts';
 import { readJsonBody } from '../http/read-json.ts';
 import type { Logger } from '../log.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { booleanField, requireId, requireKind, requireObject } from './machine-body.ts';
 import { prepareOperation, runOperation } from './run-operation.ts';
-import { presentSummary } from './present-feeds.ts';
+import { presentFeedItem, presentSummary, type GraphQLSummary } from './present-feeds.ts';
 import { createAccountCache } from '../services/account-cache.ts';
 import { feedCacheKey } from '../services/feeds.ts';
 
@@ -33,6 +33,15 @@ const summaryOperation = `
   }
   ${feedItemFields}`;
 
+/** The narrower feeds (kept for older widgets) are selections of the same summary. */
+const releasesOperation = `query MachineReleases { summary { releasing { ...FeedItemFields } } } ${feedItemFields}`;
+const airingOperation = `
+  query MachineAiring {
+    summary { counts { airingToday airingWeek } next { ...FeedItemFields } today { ...FeedItemFields } week { ...FeedItemFields } }
+  }
+  ${feedItemFields}`;
+const widgetOperation = `query MachineWidget { summary { generatedAt upNext { ...FeedItemFields } week { ...FeedItemFields } } } ${feedItemFields}`;
+
 const writeResultFields = `__typename ... on Error { message code }`;
 const watchedOperation = `mutation MachineWatched($input: SetWatchedInput!) { setWatched(input: $input) { ${writeResultFields} } }`;
 const followOperation = `mutation MachineFollow($input: SetFollowInput!) { setFollow(input: $input) { ${writeResultFields} } }`;
@@ -55,6 +64,16 @@ export function createMachineHandlers(props: MachineRouteProps) {
   const summary = prepareOperation(schema, summaryOperation);
   const watched = prepareOperation(schema, watchedOperation);
   const follow = prepareOperation(schema, followOperation);
+  const releases = prepareOperation(schema, releasesOperation);
+  const airing = prepareOperation(schema, airingOperation);
+  const widget = prepareOperation(schema, widgetOperation);
+
+  /** Runs a read operation and answers its summary, reshaped by `present`. */
+  const feedHandler = (document: DocumentNode, present: (summary: GraphQLSummary) => unknown): MachineHandler =>
+    async (_request, context) => {
+      const data = await runOperation(schema, document, context, logger);
+      return json(200, present(data.summary as GraphQLSummary));
+    };
 
   /** Answers a write mutation's result union: success → {"ok":true}, error → its status. */
   const writeResponse = (result: unknown): Response => {
@@ -82,6 +101,21 @@ export function createMachineHandlers(props: MachineRouteProps) {
       const stamp = Buffer.from(`{"generatedAt":"${new Date().toISOString()}",`);
       return jsonBytes(200, Buffer.concat([stamp, rest], stamp.length + rest.length));
     }) satisfies MachineHandler,
+
+    releases: feedHandler(releases, (summary) => ({ items: summary.releasing.map(presentFeedItem) })),
+
+    airing: feedHandler(airing, (summary) => ({
+      counts: { today: summary.counts.airingToday, week: summary.counts.airingWeek },
+      next: summary.next === null ? null : presentFeedItem(summary.next),
+      today: summary.today.map(presentFeedItem),
+      week: summary.week.map(presentFeedItem),
+    })),
+
+    widget: feedHandler(widget, (summary) => ({
+      generatedAt: summary.generatedAt,
+      watchlist: summary.upNext.map(presentFeedItem),
+      week: summary.week.map(presentFeedItem),
+    })),
 
     watched: (async (request, context) => {
       const body = requireObject(await readJsonBody(request, maxJsonBytes));

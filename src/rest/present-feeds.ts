@@ -32,7 +32,8 @@ export function presentFeedItem(item: GraphQLFeedItem): Record<string, unknown> 
   };
 }
 
-interface GraphQLSummary {
+/** The summary as the machine operations select it (each selects a part). */
+export interface GraphQLSummary {
   generatedAt: string;
   counts: Record<string, number>;
   next: GraphQLFeedItem | null;
