@@ -1,11 +1,11 @@
-import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { httpStatusByCode } from '../errors.ts';
 import { HttpError, json, jsonBytes, okResponse } from '../http/responses.ts';
 import { readJsonBody } from '../http/read-json.ts';
 import type { Logger } from '../log.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { booleanField, requireId, requireKind, requireObject } from './machine-body.ts';
-import { prepareOperation, runOperation } from './run-operation.ts';
+import { prepareOperation, runOperation, type PreparedOperation } from './run-operation.ts';
 import { presentFeedItem, presentSummary, type GraphQLSummary } from './present-feeds.ts';
 import { createAccountCache } from '../services/account-cache.ts';
 import { feedCacheKey } from '../services/feeds.ts';
@@ -69,9 +69,9 @@ export function createMachineHandlers(props: MachineRouteProps) {
   const widget = prepareOperation(schema, widgetOperation);
 
   /** Runs a read operation and answers its summary, reshaped by `present`. */
-  const feedHandler = (document: DocumentNode, present: (summary: GraphQLSummary) => unknown): MachineHandler =>
+  const feedHandler = (document: PreparedOperation, present: (summary: GraphQLSummary) => unknown): MachineHandler =>
     async (_request, context) => {
-      const data = await runOperation(schema, document, context, logger);
+      const data = await runOperation(document, context, logger);
       return json(200, present(data.summary as GraphQLSummary));
     };
 
@@ -93,7 +93,7 @@ export function createMachineHandlers(props: MachineRouteProps) {
       const key = feedCacheKey(context.account);
       let rest = summaryBodies.get(context.account.id, key);
       if (rest === undefined) {
-        const { generatedAt: _stamp, ...presented } = presentSummary((await runOperation(schema, summary, context, logger)).summary);
+        const { generatedAt: _stamp, ...presented } = presentSummary((await runOperation(summary, context, logger)).summary);
         // Kept as UTF-8 bytes: a repeated request then copies them instead of encoding text.
         rest = Buffer.from(JSON.stringify(presented).slice(1));
         summaryBodies.set(context.account.id, key, rest);
@@ -124,7 +124,7 @@ export function createMachineHandlers(props: MachineRouteProps) {
         id: requireId(body),
         watched: booleanField(body, 'watched', true),
       };
-      const data = await runOperation(schema, watched, context, logger, { input });
+      const data = await runOperation(watched, context, logger, { input });
       return writeResponse(data.setWatched);
     }) satisfies MachineHandler,
 
@@ -136,7 +136,7 @@ export function createMachineHandlers(props: MachineRouteProps) {
         followed: booleanField(body, 'followed', false),
         archived: booleanField(body, 'archived', false),
       };
-      const data = await runOperation(schema, follow, context, logger, { input });
+      const data = await runOperation(follow, context, logger, { input });
       return writeResponse(data.setFollow);
     }) satisfies MachineHandler,
   };

@@ -1,30 +1,39 @@
-import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { parse, validate, type GraphQLSchema } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { HttpError } from '../http/responses.ts';
 import type { Logger } from '../log.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 
-/** Parses and validates an operation of the REST facade once, at start-up: a typo fails fast. */
-export function prepareOperation(schema: GraphQLSchema, source: string): DocumentNode {
+/** An operation of the REST facade, validated and compiled once. */
+export type PreparedOperation = CompiledQuery;
+
+/**
+ * Parses, validates and compiles an operation of the REST facade once, at start-up: a typo fails
+ * fast, and graphql-jit turns the operation into a plain function (the summary's ~1 500 feed
+ * items execute in less than half the time graphql-js's interpreter takes). The schema, its
+ * resolvers and their rules are the same ones /graphql serves.
+ */
+export function prepareOperation(schema: GraphQLSchema, source: string): PreparedOperation {
   const document = parse(source);
   const errors = validate(schema, document);
   if (errors.length > 0) throw new Error(`invalid REST facade operation: ${errors.map((error) => error.message).join('; ')}`);
-  return document;
+  const compiled = compileQuery(schema, document);
+  if (!isCompiledQuery(compiled)) throw new Error(`REST facade operation does not compile: ${compiled.errors?.map((error) => error.message).join('; ')}`);
+  return compiled;
 }
 
 /**
- * Runs a prepared operation on the schema with an authenticated context and returns its data.
- * GraphQL errors without a cause are input coercion failures (400); anything thrown by a
- * resolver is unexpected here (expected failures come back as data), so it is logged and
- * answered with a generic 500.
+ * Runs a prepared operation with an authenticated context and returns its data. GraphQL errors
+ * without a cause are input coercion failures (400); anything thrown by a resolver is unexpected
+ * here (expected failures come back as data), so it is logged and answered with a generic 500.
  */
 export async function runOperation(
-  schema: GraphQLSchema,
-  document: DocumentNode,
+  operation: PreparedOperation,
   context: GraphQLContext,
   logger: Logger,
-  variableValues?: Record<string, unknown>,
+  variableValues: Record<string, unknown> = {},
 ): Promise<Record<string, unknown>> {
-  const result = await execute({ schema, document, contextValue: context, variableValues });
+  const result = await operation.query(undefined, context, variableValues);
   const [error] = result.errors ?? [];
   if (error) {
     if (!error.originalError) throw new HttpError(400, error.message);
