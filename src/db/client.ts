@@ -4,6 +4,7 @@ import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 import type { Config } from '../config.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { DatabaseError } from './errors.ts';
+import { openPostgresReader, openSqliteReader, type FastReader } from './fast-read.ts';
 import { migratePostgres, migrateSqlite } from './migrate.ts';
 import { connectPostgres, describeUrl, explainConnectError, postgresConnection } from './postgres.ts';
 
@@ -11,6 +12,7 @@ export type { PrismaClient };
 export { DatabaseError };
 
 let current: PrismaClient | undefined;
+let currentReader: FastReader | undefined;
 let currentKind: Config['database']['kind'] = 'sqlite';
 let queryCount = 0;
 
@@ -26,6 +28,12 @@ export function queryCounter(): number {
 export function db(): PrismaClient {
   if (!current) throw new DatabaseError('the database is not open (call openDatabase first)');
   return current;
+}
+
+/** The process's driver-level reader for hot read paths (see fast-read.ts). */
+export function fastReader(): FastReader {
+  if (!currentReader) throw new DatabaseError('the database is not open (call openDatabase first)');
+  return currentReader;
 }
 
 /** Which database the open client talks to, for the few queries that must differ (e.g. case-insensitive search). */
@@ -49,8 +57,10 @@ const sqlitePragmas = [
  */
 export async function openDatabase(config: Config, options: { migrate?: boolean } = {}): Promise<PrismaClient> {
   if (current) return current;
-  const client = config.database.kind === 'postgres' ? await openPostgres(config.database.url, options) : await openSqlite(config.database.file, options);
+  const { client, reader } =
+    config.database.kind === 'postgres' ? await openPostgres(config.database.url, options) : await openSqlite(config.database.file, options);
   current = client;
+  currentReader = reader;
   currentKind = config.database.kind;
   return client;
 }
@@ -62,7 +72,12 @@ function countQuery(): void {
   queryCount += 1;
 }
 
-async function openSqlite(file: string, options: { migrate?: boolean }): Promise<PrismaClient> {
+interface OpenedDatabase {
+  client: PrismaClient;
+  reader: FastReader;
+}
+
+async function openSqlite(file: string, options: { migrate?: boolean }): Promise<OpenedDatabase> {
   mkdirSync(path.dirname(file), { recursive: true });
   if (options.migrate) migrateSqlite(file);
   const client = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: file }), log: logQueries });
@@ -76,20 +91,24 @@ async function openSqlite(file: string, options: { migrate?: boolean }): Promise
       throw new DatabaseError(`SQLite refused PRAGMA ${name} = ${value} (it reports ${actual}) on ${file}`);
     }
   }
-  return client;
+  return { client, reader: openSqliteReader(file, countQuery) };
 }
 
-async function openPostgres(url: string, options: { migrate?: boolean }): Promise<PrismaClient> {
+async function openPostgres(url: string, options: { migrate?: boolean }): Promise<OpenedDatabase> {
   // Either step connects first, so a server that is down, a wrong password or a missing database
   // is reported in one line before Prisma is involved.
   if (options.migrate) await migratePostgres(url);
   else await (await connectPostgres(url)).end();
   // Loaded only here: a SQLite server never pays for the PostgreSQL client and driver.
-  const [{ PrismaClient: PostgresClient }, { PrismaPg }] = await Promise.all([
+  const [{ PrismaClient: PostgresClient }, { PrismaPg }, { default: pg }] = await Promise.all([
     import('../generated/prisma-pg/client.ts'),
     import('@prisma/adapter-pg'),
+    import('pg'),
   ]);
-  const adapter = new PrismaPg(postgresConnection(url), {
+  // One pool for Prisma and the fast reader.
+  const pool = new pg.Pool(postgresConnection(url));
+  pool.on('error', () => undefined);
+  const adapter = new PrismaPg(pool, {
     // A pooled connection that breaks (server restart) is replaced; the next query reports the error.
     onPoolError: () => undefined,
   });
@@ -103,17 +122,22 @@ async function openPostgres(url: string, options: { migrate?: boolean }): Promis
     await client.$queryRaw`SELECT 1`;
   } catch (error) {
     await client.$disconnect().catch(() => undefined);
+    await pool.end().catch(() => undefined);
     throw new DatabaseError(`cannot use PostgreSQL at ${describeUrl(url)}: ${explainConnectError(error)}`);
   }
-  return client;
+  const reader = openPostgresReader(pool, countQuery);
+  return { client, reader: { rows: reader.rows, close: () => pool.end() } };
 }
 
 /** Closes the process's database connection; `db()` fails afterwards until it is opened again. */
 export async function closeDatabase(): Promise<void> {
   const client = current;
+  const reader = currentReader;
   current = undefined;
+  currentReader = undefined;
   await Promise.all(unawaited);
   await client?.$disconnect();
+  await reader?.close();
 }
 
 /** Writes nobody waits for (see `unawaitedWrite`). */

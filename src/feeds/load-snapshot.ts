@@ -1,62 +1,61 @@
-import { db } from '../db/client.ts';
+import { asBoolean, asEpochMs } from '../db/fast-read.ts';
+import { fastReader } from '../db/client.ts';
+import { episodesOfShows } from './episode-cache.ts';
 import type { LibrarySnapshot, SnapshotShow, SnapshotTitle } from './types.ts';
 
-interface ShowRow { id: number; title: string; poster: string | null }
-interface EpisodeRow {
-  showId: number; id: number; season: number; number: number; title: string | null;
-  airDate: string | null; watched: boolean | number | null; changedAt: Date | string | null;
-}
-interface TitleRow {
-  kind: 'movie' | 'game'; id: number; title: string; poster: string | null;
-  releaseDate: string | null; watched: boolean | number | null;
-}
-
 /**
- * Loads what the feed rules need for one account in three queries, whatever the library size:
- * followed non-archived shows, all their episodes with this account's watched flags, and
- * followed movies and games. Archived and unfollowed items are left out here because no feed
- * shows them; the rules check the flags again.
+ * Loads what the feed rules need for one account: its followed non-archived shows, its watched
+ * episodes, its followed movies and games (three small queries), and the shows' episodes from
+ * the shared catalog cache (one more query only for shows not cached at this catalog version).
+ * Archived and unfollowed items are left out because no feed shows them; the rules check the
+ * flags again.
  */
-export async function loadSnapshot(accountId: number): Promise<LibrarySnapshot> {
-  const client = db();
-  const showRows = await client.$queryRaw<ShowRow[]>`
-    SELECT s."id", s."title", s."poster"
-    FROM "LibraryItem" li JOIN "Show" s ON s."id" = li."showId"
-    WHERE li."accountId" = ${accountId} AND li."kind" = 'show' AND li."followed" = TRUE AND li."archived" = FALSE`;
-  const episodeRows = await client.$queryRaw<EpisodeRow[]>`
-    SELECT e."showId", e."id", e."season", e."number", e."title", e."airDate", ws."watched", ws."changedAt"
-    FROM "LibraryItem" li
-    JOIN "Episode" e ON e."showId" = li."showId"
-    LEFT JOIN "WatchState" ws ON ws."accountId" = li."accountId" AND ws."episodeId" = e."id"
-    WHERE li."accountId" = ${accountId} AND li."kind" = 'show' AND li."followed" = TRUE AND li."archived" = FALSE`;
-  const titleRows = await client.$queryRaw<TitleRow[]>`
-    SELECT 'movie' AS "kind", m."id", m."title", m."poster", m."releaseDate", ws."watched"
-    FROM "LibraryItem" li JOIN "Movie" m ON m."id" = li."movieId"
-    LEFT JOIN "WatchState" ws ON ws."accountId" = li."accountId" AND ws."movieId" = m."id"
-    WHERE li."accountId" = ${accountId} AND li."followed" = TRUE
-    UNION ALL
-    SELECT 'game' AS "kind", g."id", g."title", g."poster", g."releaseDate", ws."watched"
-    FROM "LibraryItem" li JOIN "Game" g ON g."id" = li."gameId"
-    LEFT JOIN "WatchState" ws ON ws."accountId" = li."accountId" AND ws."gameId" = g."id"
-    WHERE li."accountId" = ${accountId} AND li."followed" = TRUE`;
+export async function loadSnapshot(accountId: number, catalogVersion: number): Promise<LibrarySnapshot> {
+  const reader = fastReader();
+  const showRows = await reader.rows(
+    `SELECT s."id", s."title", s."poster"
+     FROM "LibraryItem" li JOIN "Show" s ON s."id" = li."showId"
+     WHERE li."accountId" = ? AND li."kind" = 'show' AND li."followed" = TRUE AND li."archived" = FALSE`,
+    [accountId],
+  );
+  const watchedRows = await reader.rows(
+    `SELECT "episodeId", "changedAt" FROM "WatchState"
+     WHERE "accountId" = ? AND "episodeId" IS NOT NULL AND "watched" = TRUE`,
+    [accountId],
+  );
+  const titleRows = await reader.rows(
+    `SELECT 'movie', m."id", m."title", m."poster", m."releaseDate", ws."watched"
+     FROM "LibraryItem" li JOIN "Movie" m ON m."id" = li."movieId"
+     LEFT JOIN "WatchState" ws ON ws."accountId" = li."accountId" AND ws."movieId" = m."id"
+     WHERE li."accountId" = ? AND li."followed" = TRUE
+     UNION ALL
+     SELECT 'game', g."id", g."title", g."poster", g."releaseDate", ws."watched"
+     FROM "LibraryItem" li JOIN "Game" g ON g."id" = li."gameId"
+     LEFT JOIN "WatchState" ws ON ws."accountId" = li."accountId" AND ws."gameId" = g."id"
+     WHERE li."accountId" = ? AND li."followed" = TRUE`,
+    [accountId, accountId],
+  );
 
-  const shows = new Map<number, SnapshotShow>();
-  for (const row of showRows) {
-    shows.set(row.id, { id: row.id, title: row.title, poster: row.poster, followed: true, archived: false, lastWatchedAt: null, episodes: [] });
-  }
-  for (const row of episodeRows) {
-    const show = shows.get(row.showId);
-    if (!show) continue;
-    const watched = Boolean(row.watched);
-    if (watched && row.changedAt !== null) {
-      const changedAt = row.changedAt instanceof Date ? row.changedAt : new Date(row.changedAt);
-      if (show.lastWatchedAt === null || changedAt > show.lastWatchedAt) show.lastWatchedAt = changedAt;
-    }
-    show.episodes.push({ id: row.id, season: row.season, number: row.number, title: row.title, airDate: row.airDate, watched });
-  }
-  const titles: SnapshotTitle[] = titleRows.map((row) => ({
-    kind: row.kind, id: row.id, title: row.title, poster: row.poster, followed: true,
-    releaseDate: row.releaseDate, watched: Boolean(row.watched),
+  const watchedAt = new Map<number, unknown>();
+  for (const [episodeId, changedAt] of watchedRows) watchedAt.set(Number(episodeId), changedAt);
+  const episodesByShow = await episodesOfShows(showRows.map(([id]) => Number(id)), catalogVersion);
+
+  const shows: SnapshotShow[] = showRows.map(([id, title, poster]) => {
+    let lastWatchedMs = -Infinity;
+    const episodes = (episodesByShow.get(Number(id)) ?? []).map((episode) => {
+      const changedAt = watchedAt.get(episode.id);
+      if (changedAt === undefined) return { ...episode, watched: false };
+      lastWatchedMs = Math.max(lastWatchedMs, asEpochMs(changedAt));
+      return { ...episode, watched: true };
+    });
+    return {
+      id: Number(id), title: String(title), poster: poster as string | null, followed: true, archived: false,
+      lastWatchedAt: lastWatchedMs === -Infinity ? null : new Date(lastWatchedMs), episodes,
+    };
+  });
+  const titles: SnapshotTitle[] = titleRows.map(([kind, id, title, poster, releaseDate, watched]) => ({
+    kind: kind as 'movie' | 'game', id: Number(id), title: String(title), poster: poster as string | null,
+    followed: true, releaseDate: releaseDate as string | null, watched: asBoolean(watched),
   }));
-  return { shows: [...shows.values()], titles };
+  return { shows, titles };
 }

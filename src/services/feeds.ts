@@ -35,7 +35,7 @@ export function getFeeds(account: FeedAccount, now: Date = new Date()): Promise<
   const hit = cache.get(account.id, key);
   if (hit) return hit;
   const date = localDate(account.timezone, now);
-  const feeds = loadSnapshot(account.id).then((snapshot) => ({ ...computeFeeds(snapshot, date), date }));
+  const feeds = loadSnapshot(account.id, account.catalogVersion).then((snapshot) => ({ ...computeFeeds(snapshot, date), date }));
   cache.set(account.id, key, feeds);
   feeds.catch(() => cache.forget(account.id, feeds));
   return feeds;

@@ -1,7 +1,7 @@
 import { decryptSecret, encryptSecret, safeEqual, sha256Hex } from '../auth/crypto.ts';
 import { secretKey } from '../auth/secret-key.ts';
 import { generateToken, generateWebhookSecret, isWellFormedToken } from '../auth/token-format.ts';
-import { db, unawaitedWrite } from '../db/client.ts';
+import { db, fastReader, unawaitedWrite } from '../db/client.ts';
 import { NotFoundError } from '../errors.ts';
 import { isForeignKeyViolation, isUniqueViolation } from './prisma-errors.ts';
 
@@ -58,16 +58,6 @@ export async function regenerateToken(props: { accountId: number }): Promise<str
   return token;
 }
 
-interface TokenRow {
-  id: number;
-  name: string;
-  timezone: string;
-  feedVersion: number | bigint;
-  catalogVersion: number | bigint;
-  digest: string;
-  tokenId: number | bigint;
-}
-
 /**
  * The per-request check: the account `token` belongs to, or null. Malformed tokens (wrong shape
  * or checksum) are refused without touching the database; otherwise it is one indexed query that
@@ -77,22 +67,24 @@ export async function authenticateToken(token: string): Promise<AuthenticatedAcc
   if (!isWellFormedToken(token)) return null;
   const digest = sha256Hex(token);
   // Identifiers quoted so the same statement runs on PostgreSQL, where unquoted names fold to lower case.
-  const rows = await db().$queryRaw<TokenRow[]>`
-    SELECT a."id", a."name", a."timezone", a."feedVersion", t."id" AS "tokenId", t."digest",
-           COALESCE((SELECT s."catalogVersion" FROM "ServerState" s WHERE s."id" = 1), 0) AS "catalogVersion"
-    FROM "ApiToken" t
-    JOIN "Account" a ON a."id" = t."accountId"
-    WHERE t."digest" = ${digest}`;
-  const row = rows[0];
+  const [row] = await fastReader().rows(
+    `SELECT a."id", a."name", a."timezone", a."feedVersion", t."id", t."digest",
+            COALESCE((SELECT s."catalogVersion" FROM "ServerState" s WHERE s."id" = 1), 0)
+     FROM "ApiToken" t JOIN "Account" a ON a."id" = t."accountId"
+     WHERE t."digest" = ?`,
+    [digest],
+  );
+  if (!row) return null;
+  const [id, name, timezone, feedVersion, tokenId, storedDigest, catalogVersion] = row;
   // The index lookup finds the row; the constant-time comparison is what decides.
-  if (!row || !safeEqual(row.digest, digest)) return null;
-  noteTokenUse(digest, Number(row.tokenId));
+  if (!safeEqual(String(storedDigest), digest)) return null;
+  noteTokenUse(digest, Number(tokenId));
   return {
-    id: Number(row.id),
-    name: row.name,
-    timezone: row.timezone,
-    feedVersion: Number(row.feedVersion),
-    catalogVersion: Number(row.catalogVersion),
+    id: Number(id),
+    name: String(name),
+    timezone: String(timezone),
+    feedVersion: Number(feedVersion),
+    catalogVersion: Number(catalogVersion),
   };
 }
 

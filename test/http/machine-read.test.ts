@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { db, queryCounter } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
 import { setFollow, setWatched } from '../../src/services/library.ts';
 import { generateToken, isWellFormedToken } from '../../src/auth/token-format.ts';
 import { useTestApp } from '../support/database.ts';
@@ -82,6 +83,22 @@ describe('GET /api/machine/summary', () => {
     expect(after.json.next.episode).toBe('S01E03');
   });
 
+  it('follows catalog changes at once: a new episode and a moved air date', async () => {
+    const { account, show } = await libraryFixture();
+    const before = (await call(app, 'GET', '/api/machine/summary', { token: account.token })).json;
+    expect(before.today.map((item: any) => item.episode)).toEqual(['S01E03']);
+    await storeCatalogRecords([{
+      kind: 'show', ids: { tmdb: show.tmdbId! }, title: show.title, poster: show.poster, overview: null,
+      episodes: [
+        { season: 1, number: 3, title: 'Moved', airDate: addDays(today(), 2) },
+        { season: 1, number: 5, title: 'New', airDate: today() },
+      ],
+    }]);
+    const after = (await call(app, 'GET', '/api/machine/summary', { token: account.token })).json;
+    expect(after.today.map((item: any) => item.episode)).toEqual(['S01E05']);
+    expect(after.week.map((item: any) => item.episode)).toEqual(['S01E05', 'S01E03']);
+  });
+
   it('loads the feed in a fixed number of queries whatever the library size', async () => {
     const small = await libraryFixture();
     const large = await makeAccount();
@@ -103,8 +120,14 @@ describe('GET /api/machine/summary', () => {
     const smallQueries = await queriesFor(small.account.token, small.account.id);
     const largeQueries = await queriesFor(large.token, large.id);
     expect(largeQueries).toBe(smallQueries);
-    // One to authenticate, three to load the library.
+    // One to authenticate, three to load the library; the shows' episodes come from the catalog cache.
     expect(largeQueries).toBe(4);
+    // A catalog change empties the episode cache: one more query, whatever the number of shows.
+    const bumpCatalog = () => db().serverState.upsert({ where: { id: 1 }, create: { id: 1, catalogVersion: 1 }, update: { catalogVersion: { increment: 1 } } });
+    await bumpCatalog();
+    const before = queryCounter();
+    await call(app, 'GET', '/api/machine/summary', { token: large.token });
+    expect(queryCounter() - before).toBe(5);
   });
 });
 

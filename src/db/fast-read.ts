@@ -1,0 +1,68 @@
+import Database from 'better-sqlite3';
+import type pg from 'pg';
+
+/**
+ * Read-only queries on the per-request hot paths (token check, feed loading), straight through
+ * the driver. Prisma costs ~0.3 ms a query and ~0.5 µs a value on top of the driver, which made
+ * a cold summary of 25 000 episodes spend ~90 ms in Prisma alone. Writes always go through Prisma.
+ */
+export interface FastReader {
+  /** Runs `sql` (`?` placeholders, portable SQL) and returns the rows as arrays in column order. */
+  rows(sql: string, params?: readonly unknown[]): Promise<unknown[][]>;
+  close(): Promise<void>;
+}
+
+/**
+ * A second, read-only connection to the SQLite file. In WAL mode readers never block the writer
+ * and every statement sees the latest committed data.
+ */
+export function openSqliteReader(file: string, onQuery: () => void): FastReader {
+  const connection = new Database(file, { readonly: true, fileMustExist: true });
+  connection.pragma('busy_timeout = 10000');
+  const statements = new Map<string, Database.Statement>();
+  return {
+    async rows(sql, params = []) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = connection.prepare(sql).raw(true);
+        statements.set(sql, statement);
+      }
+      onQuery();
+      return statement.all(...params) as unknown[][];
+    },
+    async close() {
+      connection.close();
+    },
+  };
+}
+
+/** Queries on the pool Prisma's adapter uses too, so no extra connections are opened. */
+export function openPostgresReader(pool: pg.Pool, onQuery: () => void): FastReader {
+  const texts = new Map<string, string>();
+  return {
+    async rows(sql, params = []) {
+      let text = texts.get(sql);
+      if (text === undefined) {
+        let index = 0;
+        // Our statements hold no `?` inside string literals, so each one is a placeholder.
+        text = sql.replace(/\?/g, () => `$${++index}`);
+        texts.set(sql, text);
+      }
+      onQuery();
+      const result = await pool.query({ text, values: params as unknown[], rowMode: 'array' });
+      return result.rows as unknown[][];
+    },
+    async close() {},
+  };
+}
+
+/** A boolean column as either driver returns it (SQLite 0/1, PostgreSQL true/false). */
+export const asBoolean = (value: unknown): boolean => value === true || value === 1 || value === 1n;
+
+/** A DateTime column as either driver returns it (ISO text, epoch milliseconds or Date) in epoch ms. */
+export function asEpochMs(value: unknown): number {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === 'number') return value;
+  if (typeof value === 'bigint') return Number(value);
+  return Date.parse(String(value));
+}
