@@ -41,16 +41,19 @@ export async function loadSnapshot(accountId: number, catalogVersion: number): P
   const episodesByShow = await episodesOfShows(showRows.map(([id]) => Number(id)), catalogVersion);
 
   const shows: SnapshotShow[] = showRows.map(([id, title, poster]) => {
-    let lastWatchedMs = -Infinity;
+    // One driver returns the same type for every row (ISO text in one format, or Date), so `>`
+    // finds the latest without parsing each of thousands of timestamps; only the winner is parsed.
+    let latest: unknown;
     const episodes = (episodesByShow.get(Number(id)) ?? []).map((episode) => {
       const changedAt = watchedAt.get(episode.id);
-      if (changedAt === undefined) return { ...episode, watched: false };
-      lastWatchedMs = Math.max(lastWatchedMs, asEpochMs(changedAt));
-      return { ...episode, watched: true };
+      const watched = changedAt !== undefined;
+      if (watched && (latest === undefined || (changedAt as string) > (latest as string))) latest = changedAt;
+      // A literal, not a spread: every episode object gets the same shape, which the rules' loops rely on for speed.
+      return { id: episode.id, season: episode.season, number: episode.number, title: episode.title, airDate: episode.airDate, watched };
     });
     return {
       id: Number(id), title: String(title), poster: poster as string | null, followed: true, archived: false,
-      lastWatchedAt: lastWatchedMs === -Infinity ? null : new Date(lastWatchedMs), episodes,
+      lastWatchedAt: latest === undefined ? null : new Date(asEpochMs(latest)), episodes,
     };
   });
   const titles: SnapshotTitle[] = titleRows.map(([kind, id, title, poster, releaseDate, watched]) => ({
