@@ -1,3 +1,8 @@
+// The server adapter's own Response class: it writes such a response's bytes to the socket
+// directly, where a global (undici) Response is read back through a stream first (~0.8 ms for a
+// 300 KB summary).
+import { Response } from '@whatwg-node/fetch';
+
 /** Errors the HTTP edge answers with directly: method, media type, size, routing. */
 export class HttpError extends Error {
   override name = 'HttpError';
