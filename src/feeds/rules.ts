@@ -5,9 +5,9 @@
  * Orderings, so that every list is deterministic:
  * - titles compare with one shared `Intl.Collator('en')` (dictionary order: "apple" before "Zebra"),
  *   fixed for a given Node/ICU build; ids break whatever ties remain;
- * - today/week: air_date, show title, season, number, show id, episode id;
- * - releasing: air_date, title, kind (episode < game < movie), season, number, id;
- * - upNext: most recent watch activity first, then the rest (never watched) by air_date, title,
+ * - today/week: airDate, show title, season, number, show id, episode id;
+ * - releasing: airDate, title, kind (episode < game < movie), season, number, id;
+ * - upNext: most recent watch activity first, then the rest (never watched) by airDate, title,
  *   show id.
  */
 import { addDays, episodeCode } from './dates.ts';
@@ -78,19 +78,19 @@ export function episodeItem(show: SnapshotShow, episode: SnapshotEpisode, airDat
     id: episode.id,
     title: show.title,
     show: show.title,
-    show_id: show.id,
+    showId: show.id,
     episode: episodeCode(episode.season, episode.number),
     season: episode.season,
     number: episode.number,
-    episode_title: episode.title,
-    air_date: airDate,
+    episodeTitle: episode.title,
+    airDate: airDate,
     poster: show.poster,
   };
 }
 
 /** The feed item for a movie or a game; keys in serialization order. */
 export function titleItem(title: SnapshotTitle, releaseDate: LocalDate): TitleFeedItem {
-  return { kind: title.kind, id: title.id, title: title.title, air_date: releaseDate, poster: title.poster };
+  return { kind: title.kind, id: title.id, title: title.title, airDate: releaseDate, poster: title.poster };
 }
 
 /** The earliest aired unwatched non-special episode numbered after `last`; the rare second pass. */
@@ -160,27 +160,27 @@ function sortUpNext(entries: UpNextEntry[]): EpisodeFeedItem[] {
   entries.sort(
     (a, b) =>
       b.activity - a.activity ||
-      compareText(a.item.air_date, b.item.air_date) ||
+      compareText(a.item.airDate, b.item.airDate) ||
       titleCollator.compare(a.item.title, b.item.title) ||
-      a.item.show_id - b.item.show_id,
+      a.item.showId - b.item.showId,
   );
   return entries.map((entry) => entry.item);
 }
 
 function compareDated(a: EpisodeFeedItem, b: EpisodeFeedItem): number {
   return (
-    compareText(a.air_date, b.air_date) ||
+    compareText(a.airDate, b.airDate) ||
     titleCollator.compare(a.title, b.title) ||
     a.season - b.season ||
     a.number - b.number ||
-    a.show_id - b.show_id ||
+    a.showId - b.showId ||
     a.id - b.id
   );
 }
 
 function compareReleasing(a: FeedItem, b: FeedItem): number {
   const byDateTitleKind =
-    compareText(a.air_date, b.air_date) || titleCollator.compare(a.title, b.title) || compareText(a.kind, b.kind);
+    compareText(a.airDate, b.airDate) || titleCollator.compare(a.title, b.title) || compareText(a.kind, b.kind);
   if (byDateTitleKind !== 0) return byDateTitleKind;
   if (a.kind === 'episode' && b.kind === 'episode') {
     return a.season - b.season || a.number - b.number || a.id - b.id;
@@ -262,7 +262,7 @@ export function computeFeeds(snapshot: LibrarySnapshot, today: LocalDate): Feeds
   releasing.sort(compareReleasing);
   // The week is sorted by date first and today is its earliest day, so today's list is its head.
   let todayLength = 0;
-  while (todayLength < week.length && week[todayLength]?.air_date === today) todayLength += 1;
+  while (todayLength < week.length && week[todayLength]?.airDate === today) todayLength += 1;
   const todayItems = week.slice(0, todayLength);
   return {
     counts: {

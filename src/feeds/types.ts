@@ -43,23 +43,26 @@ export interface LibrarySnapshot {
   titles: SnapshotTitle[];
 }
 
-/** Fields every feed item carries (decisions.md, "Feed semantics"). */
+/**
+ * Fields every feed item carries (decisions.md, "Feed semantics"), named as the GraphQL schema
+ * names them; the REST facade renames them to the machine API's `air_date`, `show_id`, `episode_title`.
+ */
 interface FeedItemBase {
   id: number;
   title: string;
-  air_date: LocalDate;
+  airDate: LocalDate;
   poster: string | null;
 }
 
 export interface EpisodeFeedItem extends FeedItemBase {
   kind: 'episode';
   show: string;
-  show_id: number;
+  showId: number;
   /** `S01E02`; numbers are padded to two digits at least (`S01E100` stays as is). */
   episode: string;
   season: number;
   number: number;
-  episode_title: string | null;
+  episodeTitle: string | null;
 }
 
 export interface TitleFeedItem extends FeedItemBase {

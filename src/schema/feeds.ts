@@ -14,10 +14,11 @@ const FeedItemRef = builder.interfaceRef<FeedItem>('FeedItem').implement({
   description: 'An episode, movie or game in a feed.',
   resolveType: (item) => (item.kind === 'episode' ? 'EpisodeFeedItem' : 'TitleFeedItem'),
   fields: (t) => ({
-    kind: t.field({ type: FeedItemKind, resolve: (item) => item.kind }),
+    // Exposed under their own names, so the compiled REST operations read the properties directly.
+    kind: t.expose('kind', { type: FeedItemKind }),
     id: t.exposeInt('id', { description: 'Database id, the one the write endpoints take.' }),
     title: t.exposeString('title', { description: "The show's title for an episode, else the item's." }),
-    airDate: t.field({ type: 'LocalDate', resolve: (item) => item.air_date }),
+    airDate: t.expose('airDate', { type: 'LocalDate' }),
     poster: t.exposeString('poster', { nullable: true }),
   }),
 });
@@ -26,11 +27,11 @@ builder.objectRef<EpisodeFeedItem>('EpisodeFeedItem').implement({
   interfaces: [FeedItemRef],
   fields: (t) => ({
     show: t.exposeString('show'),
-    showId: t.exposeInt('show_id'),
+    showId: t.exposeInt('showId'),
     episode: t.exposeString('episode', { description: 'S01E02; two digits at least.' }),
     season: t.exposeInt('season'),
     number: t.exposeInt('number'),
-    episodeTitle: t.exposeString('episode_title', { nullable: true }),
+    episodeTitle: t.exposeString('episodeTitle', { nullable: true }),
   }),
 });
 

@@ -107,13 +107,13 @@ describe('feed invariants on random libraries', () => {
       return episode === undefined ? [] : [episode.id];
     });
     expect(feeds.upNext.map((item) => item.id).sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b));
-    expect(new Set(feeds.upNext.map((item) => item.show_id)).size).toBe(feeds.upNext.length);
+    expect(new Set(feeds.upNext.map((item) => item.showId)).size).toBe(feeds.upNext.length);
     for (const item of feeds.upNext) {
       const episode = episodeOf(item.id);
       expect(episode && !episode.watched && episode.season !== 0 && aired(episode, today)).toBe(true);
-      expect(active(showsById.get(item.show_id) as SnapshotShow)).toBe(true);
+      expect(active(showsById.get(item.showId) as SnapshotShow)).toBe(true);
     }
-    const activity = feeds.upNext.map((item) => showsById.get(item.show_id)?.lastWatchedAt?.getTime() ?? -Infinity);
+    const activity = feeds.upNext.map((item) => showsById.get(item.showId)?.lastWatchedAt?.getTime() ?? -Infinity);
     for (let i = 1; i < activity.length; i += 1) expect(activity[i - 1]).toBeGreaterThanOrEqual(activity[i] as number);
 
     // Week and today: every dated episode of an active show in the window, today being a subset.
@@ -122,9 +122,9 @@ describe('feed invariants on random libraries', () => {
       .flatMap((show) => show.episodes)
       .filter((e) => e.airDate !== null && e.airDate >= today && e.airDate <= weekEnd);
     expect(feeds.week.map((item) => item.id).sort((a, b) => a - b)).toEqual(inWeek.map((e) => e.id).sort((a, b) => a - b));
-    expect(feeds.today.every((item) => item.air_date === today && feeds.week.includes(item))).toBe(true);
+    expect(feeds.today.every((item) => item.airDate === today && feeds.week.includes(item))).toBe(true);
     expect(feeds.today.length).toBe(inWeek.filter((e) => e.airDate === today).length);
-    expect(feeds.week.map((item) => item.air_date)).toEqual(feeds.week.map((item) => item.air_date).sort());
+    expect(feeds.week.map((item) => item.airDate)).toEqual(feeds.week.map((item) => item.airDate).sort());
 
     // Releasing: unwatched, dated today or tomorrow, followed (and active for episodes).
     const tomorrow = addDays(today, 1);
@@ -136,7 +136,7 @@ describe('feed invariants on random libraries', () => {
     for (const item of feeds.releasing) {
       const source = item.kind === 'episode' ? episodeOf(item.id) : snapshot.titles.find((t) => t.id === item.id);
       expect(source?.watched).toBe(false);
-      expect([today, tomorrow]).toContain(item.air_date);
+      expect([today, tomorrow]).toContain(item.airDate);
     }
 
     // The narrower entry points agree with the summary.

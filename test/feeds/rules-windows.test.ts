@@ -113,18 +113,18 @@ describe('feed items', () => {
       id: 42,
       title: 'The Show',
       show: 'The Show',
-      show_id: 7,
+      showId: 7,
       episode: 'S01E02',
       season: 1,
       number: 2,
-      episode_title: 'Pilot, Part 2',
-      air_date: TODAY,
+      episodeTitle: 'Pilot, Part 2',
+      airDate: TODAY,
       poster: 'https://img.example/7.jpg',
     };
     expect(JSON.stringify(feeds.today[0])).toBe(JSON.stringify(episodeItem));
     expect(JSON.stringify(feeds.upNext[0])).toBe(JSON.stringify(episodeItem));
     expect(JSON.stringify(feeds.releasing.find((item) => item.kind === 'movie'))).toBe(
-      JSON.stringify({ kind: 'movie', id: 9, title: 'Film', air_date: TODAY, poster: null }),
+      JSON.stringify({ kind: 'movie', id: 9, title: 'Film', airDate: TODAY, poster: null }),
     );
   });
 });

@@ -106,8 +106,8 @@ describe('up next across shows', () => {
   it('breaks a full tie (same title, same date) by show id, whatever the input order', () => {
     const first = show('Twin', null, '2026-03-01');
     const second = show('Twin', null, '2026-03-01');
-    const forward = findUpNext(library([first, second]), TODAY).map((item) => item.show_id);
-    const backward = findUpNext(library([second, first]), TODAY).map((item) => item.show_id);
+    const forward = findUpNext(library([first, second]), TODAY).map((item) => item.showId);
+    const backward = findUpNext(library([second, first]), TODAY).map((item) => item.showId);
     expect(forward).toEqual([first.id, second.id]);
     expect(backward).toEqual(forward);
   });
