@@ -23,7 +23,8 @@ const FeedItemRef = builder.interfaceRef<FeedItem>('FeedItem').implement({
   }),
 });
 
-builder.objectRef<EpisodeFeedItem>('EpisodeFeedItem').implement({
+const EpisodeFeedItemRef = builder.objectRef<EpisodeFeedItem>('EpisodeFeedItem').implement({
+  description: 'An episode in a feed.',
   interfaces: [FeedItemRef],
   fields: (t) => ({
     show: t.exposeString('show'),
@@ -51,7 +52,6 @@ const Counts = builder.objectRef<SummaryCounts>('SummaryCounts').implement({
 });
 
 type SummaryShape = Awaited<ReturnType<typeof getFeeds>> & { generatedAt: Date };
-const episodeItems = (items: EpisodeFeedItem[]): FeedItem[] => items;
 
 const Summary = builder.objectRef<SummaryShape>('Summary').implement({
   description: 'The consolidated feed: the same data as GET /api/machine/summary.',
@@ -59,11 +59,13 @@ const Summary = builder.objectRef<SummaryShape>('Summary').implement({
     generatedAt: t.expose('generatedAt', { type: 'DateTime' }),
     date: t.field({ type: 'LocalDate', description: "The account's local date the feed is for.", resolve: (s) => s.date }),
     counts: t.field({ type: Counts, resolve: (s) => s.counts }),
-    next: t.field({ type: FeedItemRef, nullable: true, resolve: (s) => s.next }),
-    upNext: t.field({ type: [FeedItemRef], resolve: (s) => episodeItems(s.upNext) }),
-    today: t.field({ type: [FeedItemRef], resolve: (s) => episodeItems(s.today) }),
-    week: t.field({ type: [FeedItemRef], resolve: (s) => episodeItems(s.week) }),
-    releasing: t.field({ type: [FeedItemRef], resolve: (s) => s.releasing }),
+    // Lists that only ever hold episodes say so: clients need no type condition, and no type
+    // has to be resolved per item.
+    next: t.field({ type: EpisodeFeedItemRef, nullable: true, resolve: (s) => s.next }),
+    upNext: t.field({ type: [EpisodeFeedItemRef], resolve: (s) => s.upNext }),
+    today: t.field({ type: [EpisodeFeedItemRef], resolve: (s) => s.today }),
+    week: t.field({ type: [EpisodeFeedItemRef], resolve: (s) => s.week }),
+    releasing: t.field({ type: [FeedItemRef], description: 'Episodes, movies and games.', resolve: (s) => s.releasing }),
   }),
 });
 
