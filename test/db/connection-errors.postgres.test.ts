@@ -1,14 +1,11 @@
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { closeDatabase, DatabaseError, openDatabase } from '../../src/db/client.ts';
 import { testPostgresUrl } from '../support/database.ts';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { runCli, type CliResult } from '../support/processes.ts';
 
 /** A local port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -20,21 +17,8 @@ async function closedPort(): Promise<number> {
 }
 
 /** `npm run airdate -- <args>` as an operator types it, with DATABASE_URL set. */
-function npmAirdate(args: string[], databaseUrl: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(AIRDATE_|DATABASE_URL$|PORT$)/.test(name)));
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'airdate', '--', ...args], {
-      cwd: root,
-      env: { ...env, DATABASE_URL: databaseUrl, AIRDATE_DATA_DIR: path.join(tmpdir(), 'airdate-never-created') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function npmAirdate(args: string[], databaseUrl: string): Promise<CliResult> {
+  return runCli(args, { DATABASE_URL: databaseUrl, AIRDATE_DATA_DIR: path.join(tmpdir(), 'airdate-never-created') }, { viaNpm: true });
 }
 
 /** The test server's URL with another database or user. */

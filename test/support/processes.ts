@@ -10,10 +10,20 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-/** Runs `airdate <args>` the way `npm run airdate -- <args>` does and collects its output. */
-export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `airdate <args>` and collects its output: through tsx as `npm run airdate` does, or, with
+ * `viaNpm`, as `npm run airdate -- <args>` itself, the way an operator types it.
+ */
+export function runCli(args: string[], env: Record<string, string>, options: { viaNpm?: boolean } = {}): Promise<CliResult> {
+  const [command, commandArgs] = options.viaNpm ? ['npm', ['run', '--silent', 'airdate', '--', ...args]] : [tsx, ['src/main.ts', ...args]];
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ['src/main.ts', ...args], { cwd: root, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, commandArgs, { cwd: root, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
