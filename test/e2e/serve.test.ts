@@ -31,7 +31,8 @@ describe('the real serve process, driven like a client', () => {
     const demo = await runCli(['demo-catalog'], env);
     expect(demo.code).toBe(0);
     expect(demo.stdout).toContain(catalogFile);
-    server = await startServer(env);
+    // Debug logging writes a line per request, so the check below that no token is logged can fail.
+    server = await startServer({ ...env, AIRDATE_LOG_LEVEL: 'debug' });
     expect(server.output()).toMatch(/user create <name>/);
 
     expect((await runCli(['user', 'create', 'alice', '--timezone', 'Europe/Berlin'], env)).code).toBe(0);
@@ -62,6 +63,7 @@ describe('the real serve process, driven like a client', () => {
     expect(summary.counts.upNext).toBe(2);
     expect(summary.upNext[0].show).toBe(first.title);
     expect(summary.upNext[0].episode).toBe('S01E02');
+    expect(server.output()).toMatch(/GET \/api\/machine\/summary\?token=REDACTED 200/);
     expect(server.output()).not.toContain(token);
 
     expect(await server.stop()).toBe(0);
