@@ -22,7 +22,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-bench-'));
-const config = loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn' });
+// BENCH_DATABASE_URL=postgres://… runs it on PostgreSQL (an empty database; it is filled, not cleaned).
+const config = loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', DATABASE_URL: process.env.BENCH_DATABASE_URL });
 const app = await createApp(config);
 const account = await createAccount({ name: 'bench', timezone: 'UTC' });
 const token = await showToken({ accountId: account.id });
@@ -30,7 +31,7 @@ const today = localDate('UTC', new Date());
 
 let started = performance.now();
 await seedLibrary(account.id, today, { shows: 500, episodesPerShow: 50, movies: 100, games: 100 });
-console.log(`seeded 500 shows × 50 episodes, 100 movies, 100 games in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(`${config.database.kind}: seeded 500 shows × 50 episodes, 100 movies, 100 games in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
 const summaryRequest = () => new Request('http://bench.local/api/machine/summary', { headers: { authorization: `Bearer ${token}` } });
 const first = await app.fetch(summaryRequest());
