@@ -11,7 +11,7 @@ export abstract class AppError extends Error {
 }
 
 /** HTTP status of each expected error code; the REST facade maps GraphQL error results with it. */
-export const httpStatusByCode = { BAD_INPUT: 400, UNAUTHORIZED: 401, NOT_FOUND: 404, CONFLICT: 409 } as const;
+export const httpStatusByCode = { BAD_INPUT: 400, UNAUTHORIZED: 401, NOT_FOUND: 404, CONFLICT: 409, TOO_LARGE: 413 } as const;
 
 /** Wrong, missing or out-of-range input (HTTP 400). */
 export class InputError extends AppError {
@@ -38,4 +38,10 @@ export class ConflictError extends AppError {
 export class UnauthorizedError extends AppError {
   override name = 'UnauthorizedError';
   readonly code = 'UNAUTHORIZED' as const;
+}
+
+/** An upload past a size bound: body size, zip entry count, uncompressed size or nesting (HTTP 413). */
+export class TooLargeError extends AppError {
+  override name = 'TooLargeError';
+  readonly code = 'TOO_LARGE' as const;
 }

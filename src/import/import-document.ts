@@ -4,6 +4,7 @@
  * ImportFileError on a malformed file; `applyImportDocument` (src/services/import.ts) writes a
  * document in one transaction with the merge rules of decisions.md ("Import and export").
  */
+import { AppError } from '../errors.ts';
 
 /** External ids as the catalogs know them; at least one per item for it to be matched. */
 export interface ImportIds {
@@ -75,9 +76,13 @@ export interface ImportDocument {
   skipped: ImportSkip[];
 }
 
-/** A file that cannot be imported: 400 naming the file and the first problem. */
-export class ImportFileError extends Error {
+/**
+ * A file that cannot be imported: 400 naming the file and the first problem. An AppError (code
+ * BAD_INPUT), so GraphQL answers it as data and the REST facade maps it to its status.
+ */
+export class ImportFileError extends AppError {
   override name = 'ImportFileError';
+  readonly code = 'BAD_INPUT' as const;
   constructor(
     readonly fileName: string,
     readonly problem: string,

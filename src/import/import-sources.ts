@@ -1,0 +1,37 @@
+import type { EntryFilter, UploadedFile } from './expand-uploads.ts';
+import type { ImportDocument, ImportSource } from './import-document.ts';
+import { grouveeWantsEntry, parseGrouveeFile } from './parse-grouvee.ts';
+import { parseSimklFile, simklWantsEntry } from './parse-simkl.ts';
+import { parseTraktFile, traktWantsEntry } from './parse-trakt.ts';
+import { parseTvTimeFiles, tvTimeWantsEntry } from './parse-tvtime.ts';
+
+/** How one source turns uploaded files into documents (one per file). */
+export interface ImportParser {
+  /** Which zip entries (by base name) are inflated and parsed; the rest are skipped unread. */
+  wantsEntry: EntryFilter;
+  /**
+   * The documents of `files`, one per file. Files are pulled one at a time, so a source that
+   * parses file by file holds one file's bytes at once; throws ImportFileError on the first problem.
+   */
+  parse(files: Iterable<UploadedFile>): ImportDocument[];
+}
+
+const fileByFile = (wantsEntry: EntryFilter, parseFile: (bytes: Uint8Array, fileName: string) => ImportDocument): ImportParser => ({
+  wantsEntry,
+  parse: (files) => Array.from(files, (file) => parseFile(file.bytes, file.name)),
+});
+
+/**
+ * The sources `POST /api/import/{source}` and the importLibrary mutation take. `airdate` (this
+ * service's own export) joins when its parser lands; until then it is an unknown source (404).
+ */
+export const importParsers: Partial<Record<ImportSource, ImportParser>> = {
+  trakt: fileByFile(traktWantsEntry, parseTraktFile),
+  simkl: fileByFile(simklWantsEntry, parseSimklFile),
+  // TV Time files refer to each other (seen_episode.csv names shows the others give ids for).
+  tvtime: { wantsEntry: tvTimeWantsEntry, parse: (files) => parseTvTimeFiles([...files]) },
+  grouvee: fileByFile(grouveeWantsEntry, parseGrouveeFile),
+};
+
+/** The sources with a parser, in a stable order. */
+export const availableImportSources = (Object.keys(importParsers) as ImportSource[]).sort();

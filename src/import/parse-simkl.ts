@@ -1,0 +1,93 @@
+import { DocumentBuilder } from './document-builder.ts';
+import { ImportFileError, type ImportDocument, type ImportIds } from './import-document.ts';
+import { externalId, isoTimestamp, objectOf, parseJsonFile, titleOf, wholeNumber } from './parse-helpers.ts';
+
+/**
+ * Simkl: the JSON backup, which is the `/sync/all-items` shape (reference/import-formats.md §2b):
+ * `{"shows":[…],"movies":[…],"anime":[…]}`.
+ * - Ids come as numbers or strings; tmdb and tvdb are used, and the container (`movies` or
+ *   `shows`/`anime`) says which tmdb namespace an id is in. Anime without either id is unmatched.
+ * - Episodes listed under `seasons` are watched (that is all Simkl lists there); `watched_at`,
+ *   when present, becomes a history entry, otherwise the episode is just marked watched.
+ * - A movie with status `completed` is watched (history entry at `last_watched_at` if given).
+ * - Status `dropped` archives a show (it stays in the library, out of the feeds); every other
+ *   status follows it.
+ * - Completed shows often list no `seasons`: they are followed, and a `skipped` note says their
+ *   episodes were not in the file.
+ * Simkl's CSV backup is refused with a pointer to the JSON one: it holds only a per-show
+ * high-water mark ("S03E04"), which cannot be turned into episodes without the show's episode list.
+ */
+
+/** Whether a zip entry is read. */
+export const simklWantsEntry = (baseName: string): boolean => /\.(json|csv)$/i.test(baseName);
+
+/** Parses a Simkl JSON backup. Throws ImportFileError naming the first malformed entry. */
+export function parseSimklFile(bytes: Uint8Array, fileName: string): ImportDocument {
+  const start = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 64)).toString('latin1');
+  if (/^(\xEF\xBB\xBF)?simkl_id,/i.test(start)) {
+    throw new ImportFileError(fileName, "is Simkl's CSV backup, which lists only the last episode watched per show; upload the JSON backup instead");
+  }
+  const backup = objectOf(parseJsonFile(bytes, fileName));
+  if (!backup || !['shows', 'movies', 'anime'].some((key) => key in backup)) {
+    throw new ImportFileError(fileName, 'is not a Simkl backup: expected a JSON object with "shows", "movies" or "anime"');
+  }
+  const builder = new DocumentBuilder('simkl', fileName);
+  for (const container of ['shows', 'anime', 'movies'] as const) {
+    const entries = backup[container] ?? [];
+    if (!Array.isArray(entries)) throw new ImportFileError(fileName, `"${container}" is not a list`);
+    entries.forEach((value, index) => {
+      const fail = (problem: string): never => {
+        throw new ImportFileError(fileName, `${container}[${index}]: ${problem}`);
+      };
+      const entry = objectOf(value) ?? fail('is not an object');
+      if (container === 'movies' || entry.movie !== undefined) readMovie(builder, entry, fail);
+      else readShow(builder, entry, fail);
+    });
+  }
+  return builder.build();
+}
+
+type Fail = (problem: string) => never;
+
+function idsOf(media: Record<string, unknown>, withTvdb: boolean): ImportIds {
+  const ids = objectOf(media.ids) ?? {};
+  const result: ImportIds = {};
+  const tmdb = externalId(ids.tmdb);
+  const tvdb = externalId(ids.tvdb);
+  if (tmdb !== undefined) result.tmdb = tmdb;
+  if (tvdb !== undefined && withTvdb) result.tvdb = tvdb;
+  return result;
+}
+
+function readShow(builder: DocumentBuilder, entry: Record<string, unknown>, fail: Fail): void {
+  const media = objectOf(entry.show) ?? fail('show is missing');
+  const show = builder.show(idsOf(media, true), titleOf(media.title, 'Untitled show'));
+  if (entry.status === 'dropped') show.archived = true;
+  const seasons = entry.seasons ?? [];
+  if (!Array.isArray(seasons)) fail('seasons is not a list');
+  for (const [seasonIndex, seasonValue] of (seasons as unknown[]).entries()) {
+    const season = objectOf(seasonValue) ?? fail(`seasons[${seasonIndex}] is not an object`);
+    const seasonNumber = wholeNumber(season.number) ?? fail(`seasons[${seasonIndex}].number is not a whole number`);
+    const episodes = season.episodes ?? [];
+    if (!Array.isArray(episodes)) fail(`seasons[${seasonIndex}].episodes is not a list`);
+    for (const [episodeIndex, episodeValue] of (episodes as unknown[]).entries()) {
+      const where = `seasons[${seasonIndex}].episodes[${episodeIndex}]`;
+      const episode = objectOf(episodeValue) ?? fail(`${where} is not an object`);
+      const number = wholeNumber(episode.number) ?? fail(`${where}.number is not a whole number`);
+      const at = episode.watched_at == null ? undefined : (isoTimestamp(episode.watched_at) ?? fail(`${where}.watched_at is not an ISO 8601 timestamp`));
+      builder.watched(builder.episode(show, seasonNumber, number), at);
+    }
+  }
+  const watchedCount = wholeNumber(entry.watched_episodes_count) ?? 0;
+  if ((seasons as unknown[]).length === 0 && watchedCount > 0) {
+    builder.skip(show.title, `${watchedCount} watched episodes are not listed in the backup; the show is followed without them`);
+  }
+}
+
+function readMovie(builder: DocumentBuilder, entry: Record<string, unknown>, fail: Fail): void {
+  const media = objectOf(entry.movie) ?? fail('movie is missing');
+  const movie = builder.title('movie', idsOf(media, false), titleOf(media.title, 'Untitled movie'));
+  if (entry.status !== 'completed') return;
+  const at = entry.last_watched_at == null ? undefined : (isoTimestamp(entry.last_watched_at) ?? fail('last_watched_at is not an ISO 8601 timestamp'));
+  builder.watched(movie, at);
+}

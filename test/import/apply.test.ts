@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { db } from '../../src/db/client.ts';
+import { parseTraktFile } from '../../src/import/parse-trakt.ts';
+import { parseTvTimeFiles } from '../../src/import/parse-tvtime.ts';
+import { applyImportDocument } from '../../src/services/import.ts';
+import { setFollow, setWatched } from '../../src/services/library.ts';
+import { useTestDatabase } from '../support/database.ts';
+import { makeAccount, makeShow, unique } from '../support/factories.ts';
+import { json, traktEpisodePlay, traktMoviePlay, traktShow, tvTimeTrackingV2, tvTimeWatch } from './fixtures.ts';
+
+initSecretKey(await useTestDatabase());
+
+const feedVersion = async (accountId: number) => (await db().account.findUniqueOrThrow({ where: { id: accountId } })).feedVersion;
+const catalogVersion = async () => (await db().serverState.findUnique({ where: { id: 1 } }))?.catalogVersion ?? 0;
+const counts = async (accountId: number) => ({
+  library: await db().libraryItem.count({ where: { accountId } }),
+  events: await db().watchEvent.count({ where: { accountId } }),
+  states: await db().watchState.count({ where: { accountId } }),
+});
+
+/** A Trakt history file for a show and a movie no catalog knows, with a rewatch and a special. */
+function traktHistory() {
+  const tmdb = unique();
+  const show = traktShow(`Show ${tmdb}`, tmdb, unique());
+  const file = [
+    traktEpisodePlay(4, '2025-03-03T21:00:00.000Z', show, 1, 2),
+    traktEpisodePlay(3, '2025-03-02T21:00:00.000Z', show, 1, 1),
+    traktEpisodePlay(2, '2025-03-01T21:00:00.000Z', show, 1, 1),
+    traktEpisodePlay(1, '2025-02-01T21:00:00.000Z', show, 0, 1),
+    traktMoviePlay(5, '2025-03-01T19:00:00.000Z', `Film ${tmdb}`, unique()),
+    traktMoviePlay(6, '2025-03-01T19:00:00.000Z', 'No ids film', null),
+  ];
+  return { show, document: parseTraktFile(json(file), 'watched-history-1.json') };
+}
+
+describe('applyImportDocument', () => {
+  it('creates unknown catalog items from the file, follows them, appends history and sets watched states', async () => {
+    const account = await makeAccount();
+    const { show, document } = traktHistory();
+    const [versionBefore, catalogBefore] = [await feedVersion(account.id), await catalogVersion()];
+    const result = await applyImportDocument({ accountId: account.id, document });
+    expect(result.imported).toEqual({ shows: 1, episodes: 3, movies: 1, games: 0, history: 5 });
+    expect(result.unmatched).toEqual([{ file: 'watched-history-1.json', kind: 'movie', title: 'No ids film' }]);
+    const stored = await db().show.findUniqueOrThrow({ where: { tmdbId: show.ids.tmdb! }, include: { episodes: true } });
+    expect([stored.title, stored.tvdbId]).toEqual([show.title, show.ids.tvdb]);
+    expect(stored.episodes.map((episode) => `${episode.season}x${episode.number} ${episode.title}`).sort()).toEqual(['0x1 Episode 1', '1x1 Episode 1', '1x2 Episode 2']);
+    const library = await db().libraryItem.findMany({ where: { accountId: account.id } });
+    expect(library.map((row) => [row.kind, row.followed, row.followExplicit])).toEqual(expect.arrayContaining([['show', true, false], ['movie', true, false]]));
+    expect(await counts(account.id)).toEqual({ library: 2, events: 5, states: 4 });
+    const sources = await db().watchEvent.findMany({ where: { accountId: account.id }, select: { source: true } });
+    expect(new Set(sources.map((row) => row.source))).toEqual(new Set(['import:trakt']));
+    expect(await feedVersion(account.id)).toBe(versionBefore + 1);
+    expect(await catalogVersion()).toBeGreaterThan(catalogBefore);
+  });
+
+  it('importing the same file twice changes nothing the second time', async () => {
+    const account = await makeAccount();
+    const { document } = traktHistory();
+    await applyImportDocument({ accountId: account.id, document });
+    const [before, version] = [await counts(account.id), await feedVersion(account.id)];
+    const again = await applyImportDocument({ accountId: account.id, document });
+    expect(again.imported.history).toBe(0);
+    expect(await counts(account.id)).toEqual(before);
+    expect(await feedVersion(account.id)).toBe(version);
+  });
+
+  it('matches catalog rows by any shared id without overwriting their data', async () => {
+    const account = await makeAccount();
+    const catalogShow = await makeShow({ title: 'Catalog Title', poster: 'https://images.example/p.jpg', episodes: [{ number: 1, airDate: '2020-01-01' }] });
+    await db().show.update({ where: { id: catalogShow.id }, data: { tvdbId: unique() } });
+    const tvdb = (await db().show.findUniqueOrThrow({ where: { id: catalogShow.id } })).tvdbId!;
+    const file = tvTimeTrackingV2([tvTimeWatch(tvdb, 'File Title', 1, 1, '2022-05-01 20:11:05'), tvTimeWatch(tvdb, 'File Title', 1, 2, '2022-05-02 20:11:05')]);
+    const [document] = parseTvTimeFiles([{ name: 'tracking-prod-records-v2.csv', bytes: file }]);
+    await applyImportDocument({ accountId: account.id, document: document! });
+    const stored = await db().show.findUniqueOrThrow({ where: { id: catalogShow.id }, include: { episodes: { orderBy: { number: 'asc' } } } });
+    expect([stored.title, stored.poster]).toEqual(['Catalog Title', 'https://images.example/p.jpg']);
+    expect(stored.episodes.map((episode) => [episode.number, episode.title, episode.airDate])).toEqual([[1, 'Episode 1', '2020-01-01'], [2, null, null]]);
+    const states = await db().watchState.findMany({ where: { accountId: account.id } });
+    expect(states.map((state) => state.changedAt.toISOString()).sort()).toEqual(['2022-05-01T20:11:05.000Z', '2022-05-02T20:11:05.000Z']);
+  });
+
+  it("keeps the account's explicit follow and archive states", async () => {
+    const account = await makeAccount();
+    const { show, document } = traktHistory();
+    await applyImportDocument({ accountId: account.id, document });
+    const showId = (await db().show.findUniqueOrThrow({ where: { tmdbId: show.ids.tmdb! } })).id;
+    await setFollow({ accountId: account.id, kind: 'show', id: showId, followed: false, archived: true });
+    const later = parseTraktFile(json([traktEpisodePlay(9, '2025-04-01T21:00:00.000Z', show, 1, 3)]), 'watched-history-2.json');
+    await applyImportDocument({ accountId: account.id, document: later });
+    const row = await db().libraryItem.findFirstOrThrow({ where: { accountId: account.id, showId } });
+    expect([row.followed, row.archived]).toEqual([false, true]);
+  });
+
+  it('a stated unfollow applies (and then counts as explicit) when the account set nothing itself', async () => {
+    const account = await makeAccount();
+    const tvdb = unique();
+    const followed = new TextEncoder().encode(`user_id,tv_show_id,active,archived,tv_show_name\r\n1,${tvdb},0,0,Gone Show\r\n`);
+    const [unfollow] = parseTvTimeFiles([{ name: 'followed_tv_show.csv', bytes: followed }]);
+    await applyImportDocument({ accountId: account.id, document: unfollow! });
+    const [watch] = parseTvTimeFiles([{ name: 'tracking-prod-records-v2.csv', bytes: tvTimeTrackingV2([tvTimeWatch(tvdb, 'Gone Show', 1, 1, '2022-05-01 20:11:05')]) }]);
+    await applyImportDocument({ accountId: account.id, document: watch! });
+    const row = await db().libraryItem.findFirstOrThrow({ where: { accountId: account.id } });
+    expect([row.followed, row.followExplicit]).toEqual([false, true]);
+  });
+
+  it('never un-watches what the account changed after the file, and updates what it changed before', async () => {
+    const account = await makeAccount();
+    const { show, document } = traktHistory();
+    await applyImportDocument({ accountId: account.id, document });
+    const episodes = await db().episode.findMany({ where: { show: { tmdbId: show.ids.tmdb! }, season: 1 }, orderBy: { number: 'asc' } });
+    // Unwatched after the file's plays: stays unwatched. Unwatched "before" them: watched again.
+    await setWatched({ accountId: account.id, kind: 'episode', id: episodes[0]!.id, watched: false, at: new Date('2025-06-01T00:00:00Z') });
+    await setWatched({ accountId: account.id, kind: 'episode', id: episodes[1]!.id, watched: false, at: new Date('2025-03-03T00:00:00Z') });
+    const again = await applyImportDocument({ accountId: account.id, document });
+    expect(again.imported.history).toBe(0);
+    const states = await db().watchState.findMany({ where: { accountId: account.id, episodeId: { in: episodes.map((episode) => episode.id) } } });
+    const watchedOf = (episodeId: number) => states.find((state) => state.episodeId === episodeId)!.watched;
+    expect(episodes.map((episode) => watchedOf(episode.id))).toEqual([false, true]);
+  });
+
+  it('writes nothing for a document without items, and does not bump the feed version', async () => {
+    const account = await makeAccount();
+    const version = await feedVersion(account.id);
+    const result = await applyImportDocument({ accountId: account.id, document: parseTraktFile(json([]), 'watched-history.json') });
+    expect(result.imported).toEqual({ shows: 0, episodes: 0, movies: 0, games: 0, history: 0 });
+    expect(await feedVersion(account.id)).toBe(version);
+  });
+});

@@ -1,0 +1,70 @@
+import { zipSync } from 'fflate';
+
+/**
+ * Import fixtures written from reference/import-formats.md (field names, nesting and value types
+ * as the real exports have them; values invented).
+ */
+
+export const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+export const json = (value: unknown): Uint8Array => bytes(JSON.stringify(value));
+
+/** Trakt show ids as the newer export has them (nested plex object, nulls). */
+export function traktShow(title: string, tmdb: number | null, tvdb: number | null) {
+  return {
+    ids: { imdb: null, plex: { guid: null, slug: title.toLowerCase() }, slug: title.toLowerCase(), tmdb, tvdb, trakt: 1388 },
+    year: 2008,
+    title,
+    aired_episodes: 62,
+  };
+}
+
+/** One play of an episode in `watched-history*.json`. */
+export function traktEpisodePlay(id: number, at: string, show: ReturnType<typeof traktShow>, season: number, number: number) {
+  return {
+    id,
+    watched_at: at,
+    action: 'watch',
+    type: 'episode',
+    episode: { ids: { imdb: null, plex: { guid: null }, tmdb: 7000000 + number, tvdb: 9000000 + number, trakt: 8000000 + number }, title: `Episode ${number}`, number, season },
+    show,
+  };
+}
+
+/** One play of a movie in `watched-history*.json`. */
+export function traktMoviePlay(id: number, at: string, title: string, tmdb: number | null) {
+  return {
+    id,
+    watched_at: at,
+    action: 'scrobble',
+    type: 'movie',
+    movie: { ids: { imdb: 'tt7000001', plex: { guid: '5d77', slug: 'film' }, slug: 'film-2019', tmdb, trakt: 600001 }, year: 2019, title },
+  };
+}
+
+/** A zip of `files` (name → bytes), as an export would be. */
+export function zip(files: Record<string, Uint8Array>): Uint8Array {
+  return zipSync(files, { level: 6 });
+}
+
+/** TV Time's v2 tracking file with CRLF line ends and a BOM, as Windows tools write it. */
+export function tvTimeTrackingV2(rows: string[]): Uint8Array {
+  const header = 'ep_watch_count,updated_at,key,user_id,created_at,is_archived,is_for_later,s_id,series_name,is_followed,ep_no,ep_id,episode_number,rewatch_count,s_no,is_unitary,episode_id,season_number,gsi,is_special';
+  return bytes(`\uFEFF${[header, ...rows].join('\r\n')}\r\n`);
+}
+
+/** A TV Time v2 row watching (series, season, episode) at a naive time. */
+export function tvTimeWatch(seriesId: number, name: string, season: number, episode: number, at: string, key = 'watch-episode-0aa1'): string {
+  return `,${at},${key},4242,${at},,,${seriesId},${name},,${episode},${9000000 + episode},${episode},0,${season},false,${9000000 + episode},${season},,`;
+}
+
+/** Grouvee's 20-column header. */
+export const grouveeHeader =
+  'id,name,shelves,platforms,rating,review_title,review,review_platform,dates,statuses,genres,franchises,series,developers,publishers,release_date,date_added_to_collection,url,giantbomb_id,igdb_id';
+
+/** A Grouvee row; `shelf` decides played or not, `finished` the dates entry. */
+export function grouveeRow(name: string, igdb: number | '', shelf: string, finished?: string): string {
+  const quote = (value: string) => `"${value.replace(/"/g, '""')}"`;
+  const shelves = quote(JSON.stringify({ [shelf]: { date_added: '2021-05-01T10:00:00Z', url: 'https://www.grouvee.com/user/fixture/shelves/1/' } }));
+  const dates = quote(JSON.stringify(finished ? [{ date_started: '2021-04-01', date_finished: finished, seconds_played: 14400, level_of_completion: 'Main Story' }] : []));
+  return `500001,${name},${shelves},"{}",5,,,,${dates},[],{},{},{},{},{},2007-10-10,2021-05-01,https://www.grouvee.com/games/500001/,21170,${igdb}`;
+}
