@@ -8,6 +8,7 @@ import { authenticateRequest, redactedPath, type TokenPlacement } from './http/a
 import { errorResponse, HttpError, json } from './http/responses.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createMachineHandlers, type MachineHandler } from './rest/machine-routes.ts';
+import { createExportHandler } from './rest/export-route.ts';
 import type { GraphQLContext } from './schema/context.ts';
 import { schema } from './schema/index.ts';
 import { createCatalogProviders } from './catalog/providers.ts';
@@ -64,6 +65,7 @@ export async function createApp(config: Config): Promise<App> {
     ['/api/machine/widget', { auth: 'header-or-query', methods: { GET: machine.widget } }],
     ['/api/machine/watched', { auth: 'header-or-query', methods: { POST: machine.watched } }],
     ['/api/machine/follow', { auth: 'header-or-query', methods: { POST: machine.follow } }],
+    ['/api/export', { auth: 'header-only', methods: { GET: createExportHandler({ schema, logger }) } }],
   ]);
 
   async function route(request: Request, url: URL): Promise<Response> {

@@ -1,0 +1,113 @@
+/**
+ * The Airdate export document (docs/export-format.md): what `GET /api/export` streams, what
+ * `Query.export` answers and what `parseAirdateExport` reads back. Plain JSON-ready data: every
+ * timestamp is an ISO 8601 UTC string with milliseconds, every date `YYYY-MM-DD`.
+ */
+import type { CatalogSource, ExternalIds, MediaKind } from '../catalog/provider.ts';
+import { sourcesByKind } from '../catalog/provider.ts';
+
+/** The `format` member every export carries. */
+export const exportFormat = 'airdate-export';
+/** The layout version this server writes and reads. */
+export const exportVersion = 1;
+
+/** One real change of a watched flag. */
+export interface ExportWatchEvent {
+  watched: boolean;
+  /** ISO 8601 UTC with milliseconds. */
+  at: string;
+}
+
+export interface ExportEpisode {
+  season: number;
+  number: number;
+  title: string | null;
+  airDate: string | null;
+  /** Current state; false when the account never watched it. */
+  watched: boolean;
+  /** Oldest first. */
+  history: ExportWatchEvent[];
+}
+
+export interface ExportShow {
+  /** Only the ids the show has: `tmdb`, `tvdb`. */
+  ids: ExternalIds;
+  title: string;
+  poster: string | null;
+  overview: string | null;
+  followed: boolean;
+  archived: boolean;
+  /** Every episode the catalog holds for the show, by season and number. */
+  episodes: ExportEpisode[];
+}
+
+/** A movie (ids `tmdb`) or a game (ids `igdb`). */
+export interface ExportTitle {
+  ids: ExternalIds;
+  title: string;
+  poster: string | null;
+  overview: string | null;
+  releaseDate: string | null;
+  followed: boolean;
+  watched: boolean;
+  history: ExportWatchEvent[];
+}
+
+export interface ExportAccount {
+  name: string;
+  timezone: string;
+  webhookUrl: string | null;
+}
+
+/** Everything before the item lists. */
+export interface ExportHead {
+  format: typeof exportFormat;
+  version: typeof exportVersion;
+  exportedAt: string;
+  account: ExportAccount;
+}
+
+export interface ExportDocument extends ExportHead {
+  shows: ExportShow[];
+  movies: ExportTitle[];
+  games: ExportTitle[];
+}
+
+/** The attachment name: the account's local date of the export. */
+export const exportFileName = (localDate: string): string => `airdate-export-${localDate}.json`;
+
+/** The ids an item has, in the kind's source order, with absent ones left out (not null). */
+export function presentIds(kind: MediaKind, columns: Partial<Record<CatalogSource, unknown>>): ExternalIds {
+  const ids: ExternalIds = {};
+  for (const source of sourcesByKind[kind]) {
+    const value = columns[source];
+    if (value !== null && value !== undefined) ids[source] = Number(value);
+  }
+  return ids;
+}
+
+/** What the items of a section are sorted by: never a database id, so every server agrees. */
+interface SortableItem {
+  ids: ExternalIds;
+  title: string;
+}
+
+/**
+ * Export order within a section: by the kind's external ids in source order (an item lacking
+ * one sorts after those that have it), then by title (code-unit order, locale-independent).
+ * Items with equal ids and titles can only be id-less duplicates, which no import can match.
+ */
+export function compareExportItems(kind: MediaKind): (a: SortableItem, b: SortableItem) => number {
+  const sources = sourcesByKind[kind];
+  return (a, b) => {
+    for (const source of sources) {
+      const left = a.ids[source];
+      const right = b.ids[source];
+      if (left === right) continue;
+      if (left === undefined) return 1;
+      if (right === undefined) return -1;
+      return left - right;
+    }
+    return a.title < b.title ? -1 : a.title > b.title ? 1 : 0;
+  };
+}

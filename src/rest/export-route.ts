@@ -1,0 +1,54 @@
+import { Response } from '@whatwg-node/fetch';
+import type { GraphQLSchema } from 'graphql';
+import type { ExportAccount } from '../export/export-format.ts';
+import { exportFormat, exportVersion } from '../export/export-format.ts';
+import type { Logger } from '../log.ts';
+import { streamExportBody } from '../services/export.ts';
+import type { MachineHandler } from './machine-routes.ts';
+import { prepareOperation, runOperation } from './run-operation.ts';
+
+/**
+ * The head of the download comes from the schema like every REST answer: the same `Query.export`
+ * field GraphQL clients query, so the account, its time zone and the file name follow one rule.
+ * The item lists are not selected here: they are streamed by the service that resolves those
+ * fields (see src/services/export.ts for why they cannot go through GraphQL execution).
+ */
+const exportOperation = `query MachineExport { export { exportedAt fileName account { name timezone webhookUrl } } }`;
+
+interface ExportHeadData {
+  exportedAt: string;
+  fileName: string;
+  account: ExportAccount;
+}
+
+export interface ExportRouteProps {
+  schema: GraphQLSchema;
+  logger: Logger;
+}
+
+/**
+ * `GET /api/export`: the whole library as a JSON attachment named after the account's local date,
+ * streamed in chunks as it is read. The route is registered header-only: a `?token=` is refused
+ * before this runs (machine-api.md §4.4, §5).
+ */
+export function createExportHandler(props: ExportRouteProps): MachineHandler {
+  const operation = prepareOperation(props.schema, exportOperation);
+  return async (_request, context) => {
+    const data = await runOperation(operation, context, props.logger);
+    const { exportedAt, fileName, account } = data.export as ExportHeadData;
+    const body = streamExportBody({
+      head: { format: exportFormat, version: exportVersion, exportedAt, account },
+      accountId: context.account.id,
+      onError: (error) => props.logger.error(`export of account ${context.account.id} failed while streaming`, error),
+    });
+    return new Response(body, {
+      status: 200,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'content-disposition': `attachment; filename="${fileName}"`,
+        // The document holds the whole history: no shared cache may keep a copy.
+        'cache-control': 'no-store',
+      },
+    });
+  };
+}

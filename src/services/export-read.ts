@@ -1,0 +1,183 @@
+import { fastReader } from '../db/client.ts';
+import { asBoolean } from '../db/fast-read.ts';
+import {
+  compareExportItems,
+  presentIds,
+  type ExportEpisode,
+  type ExportShow,
+  type ExportTitle,
+  type ExportWatchEvent,
+} from '../export/export-format.ts';
+
+/**
+ * The export's reads, through the driver (`fastReader`): 100 000 history entries through Prisma
+ * would cost seconds of value mapping alone. The item lists (a few thousand rows at most) are read
+ * whole and sorted by external ids in memory; episodes, watch states and history are then read a
+ * batch of items at a time, so memory stays bounded by one batch however long the history is.
+ *
+ * A library item is anything the account has a library row, a watch state or a history entry
+ * for: watching an episode does not follow its show, and the export must still carry it.
+ */
+
+/** Items per batch query; IN lists are padded to this length so each query is one statement. */
+const batchItems = 100;
+/** A batch of shows stops growing at this many episodes (one long-running show may exceed it alone). */
+const batchEpisodes = 2_000;
+/** Never an item id: pads IN lists. */
+const noId = 0;
+
+const placeholders = `(${Array.from({ length: batchItems }, () => '?').join(', ')})`;
+const padded = (ids: number[]): number[] => [...ids, ...Array.from({ length: batchItems - ids.length }, () => noId)];
+
+interface Listed<T> {
+  databaseId: number;
+  entry: T;
+  /** Episodes of a show; 1 for titles (their history is what a batch reads). */
+  weight: number;
+}
+
+/**
+ * A DateTime column as text (`CAST(… AS TEXT)`, the same on both databases: SQLite keeps Prisma's
+ * ISO text, PostgreSQL prints `YYYY-MM-DD HH:MM:SS[.fff]` in UTC), as ISO 8601 UTC with
+ * milliseconds. Reading text instead of pg's Date avoids pg reading a zone-less timestamp in the
+ * server process's local zone.
+ */
+export function isoTimestamp(text: unknown): string {
+  const value = String(text);
+  const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(?:Z|[+-]00(?::?00)?)?$/.exec(value);
+  if (match) return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+  return new Date(/^\d+$/.test(value) ? Number(value) : value).toISOString();
+}
+
+/** Groups rows whose first column is an item id; each group keeps the rows' SQL order. */
+function groupHistory(rows: unknown[][]): Map<number, ExportWatchEvent[]> {
+  const byItem = new Map<number, ExportWatchEvent[]>();
+  for (const [itemId, watched, at] of rows) {
+    const id = Number(itemId);
+    let events = byItem.get(id);
+    if (!events) byItem.set(id, (events = []));
+    events.push({ watched: asBoolean(watched), at: isoTimestamp(at) });
+  }
+  return byItem;
+}
+
+/** Splits sorted items into batches of at most `batchItems` items and about `batchEpisodes` episodes. */
+function* batches<T>(items: Listed<T>[]): Generator<Listed<T>[]> {
+  let batch: Listed<T>[] = [];
+  let weight = 0;
+  for (const item of items) {
+    if (batch.length > 0 && (batch.length === batchItems || weight + item.weight > batchEpisodes)) {
+      yield batch;
+      batch = [];
+      weight = 0;
+    }
+    batch.push(item);
+    weight += item.weight;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+async function listShows(accountId: number): Promise<Listed<ExportShow>[]> {
+  const rows = await fastReader().rows(
+    `SELECT s."id", s."tmdbId", s."tvdbId", s."title", s."poster", s."overview", li."followed", li."archived",
+       (SELECT COUNT(*) FROM "Episode" c WHERE c."showId" = s."id")
+     FROM "Show" s LEFT JOIN "LibraryItem" li ON li."accountId" = ? AND li."showId" = s."id"
+     WHERE s."id" IN (
+       SELECT "showId" FROM "LibraryItem" WHERE "accountId" = ? AND "showId" IS NOT NULL
+       UNION SELECT e."showId" FROM "WatchState" w JOIN "Episode" e ON e."id" = w."episodeId" WHERE w."accountId" = ?
+       UNION SELECT e."showId" FROM "WatchEvent" h JOIN "Episode" e ON e."id" = h."episodeId" WHERE h."accountId" = ?)`,
+    [accountId, accountId, accountId, accountId],
+  );
+  const listed = rows.map(([id, tmdb, tvdb, title, poster, overview, followed, archived, episodes]) => ({
+    databaseId: Number(id),
+    weight: Number(episodes),
+    entry: {
+      ids: presentIds('show', { tmdb, tvdb }), title: String(title), poster: poster as string | null, overview: overview as string | null,
+      followed: asBoolean(followed), archived: asBoolean(archived), episodes: [] as ExportEpisode[],
+    },
+  }));
+  const compare = compareExportItems('show');
+  return listed.sort((a, b) => compare(a.entry, b.entry) || a.databaseId - b.databaseId);
+}
+
+/** Fills the episodes of one batch of shows: three queries whatever the batch size. */
+async function fillEpisodes(accountId: number, batch: Listed<ExportShow>[]): Promise<void> {
+  const reader = fastReader();
+  const showIds = padded(batch.map((show) => show.databaseId));
+  const episodeRows = await reader.rows(
+    `SELECT "id", "showId", "season", "number", "title", "airDate" FROM "Episode"
+     WHERE "showId" IN ${placeholders} ORDER BY "showId", "season", "number"`,
+    showIds,
+  );
+  const stateRows = await reader.rows(
+    `SELECT w."episodeId", w."watched" FROM "WatchState" w JOIN "Episode" e ON e."id" = w."episodeId"
+     WHERE w."accountId" = ? AND e."showId" IN ${placeholders}`,
+    [accountId, ...showIds],
+  );
+  const historyRows = await reader.rows(
+    `SELECT h."episodeId", h."watched", CAST(h."at" AS TEXT) FROM "WatchEvent" h JOIN "Episode" e ON e."id" = h."episodeId"
+     WHERE h."accountId" = ? AND e."showId" IN ${placeholders} ORDER BY h."at", h."watched"`,
+    [accountId, ...showIds],
+  );
+  const watched = new Map(stateRows.map(([episodeId, state]) => [Number(episodeId), asBoolean(state)]));
+  const history = groupHistory(historyRows);
+  const byShow = new Map(batch.map((show) => [show.databaseId, show.entry]));
+  for (const [id, showId, season, number, title, airDate] of episodeRows) {
+    const episodeId = Number(id);
+    byShow.get(Number(showId))!.episodes.push({
+      season: Number(season), number: Number(number), title: title as string | null, airDate: airDate as string | null,
+      watched: watched.get(episodeId) ?? false, history: history.get(episodeId) ?? [],
+    });
+  }
+}
+
+/** The account's shows in export order, a batch at a time, each with all its episodes. */
+export async function* readExportShows(accountId: number): AsyncGenerator<ExportShow[]> {
+  for (const batch of batches(await listShows(accountId))) {
+    await fillEpisodes(accountId, batch);
+    yield batch.map((show) => show.entry);
+  }
+}
+
+const titleTables = {
+  movie: { table: 'Movie', source: 'tmdb', idColumn: 'tmdbId', column: 'movieId' },
+  game: { table: 'Game', source: 'igdb', idColumn: 'igdbId', column: 'gameId' },
+} as const;
+
+/** The account's movies or games in export order, a batch at a time, each with its history. */
+export async function* readExportTitles(accountId: number, kind: 'movie' | 'game'): AsyncGenerator<ExportTitle[]> {
+  const { table, source, idColumn, column } = titleTables[kind];
+  const reader = fastReader();
+  const rows = await reader.rows(
+    `SELECT t."id", t."${idColumn}", t."title", t."poster", t."overview", t."releaseDate", li."followed", ws."watched"
+     FROM "${table}" t
+     LEFT JOIN "LibraryItem" li ON li."accountId" = ? AND li."${column}" = t."id"
+     LEFT JOIN "WatchState" ws ON ws."accountId" = ? AND ws."${column}" = t."id"
+     WHERE t."id" IN (
+       SELECT "${column}" FROM "LibraryItem" WHERE "accountId" = ? AND "${column}" IS NOT NULL
+       UNION SELECT "${column}" FROM "WatchState" WHERE "accountId" = ? AND "${column}" IS NOT NULL
+       UNION SELECT "${column}" FROM "WatchEvent" WHERE "accountId" = ? AND "${column}" IS NOT NULL)`,
+    [accountId, accountId, accountId, accountId, accountId],
+  );
+  const compare = compareExportItems(kind);
+  const listed: Listed<ExportTitle>[] = rows
+    .map(([id, externalId, title, poster, overview, releaseDate, followed, watched]) => ({
+      databaseId: Number(id),
+      weight: 1,
+      entry: {
+        ids: presentIds(kind, { [source]: externalId }), title: String(title), poster: poster as string | null,
+        overview: overview as string | null, releaseDate: releaseDate as string | null,
+        followed: asBoolean(followed), watched: asBoolean(watched), history: [] as ExportWatchEvent[],
+      },
+    }))
+    .sort((a, b) => compare(a.entry, b.entry) || a.databaseId - b.databaseId);
+  for (const batch of batches(listed)) {
+    const historyRows = await reader.rows(
+      `SELECT "${column}", "watched", CAST("at" AS TEXT) FROM "WatchEvent"
+       WHERE "accountId" = ? AND "${column}" IN ${placeholders} ORDER BY "at", "watched"`,
+      [accountId, ...padded(batch.map((title) => title.databaseId))],
+    );
+    const history = groupHistory(historyRows);
+    yield batch.map((title) => ({ ...title.entry, history: history.get(title.databaseId) ?? [] }));
+  }
+}
