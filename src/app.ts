@@ -8,6 +8,9 @@ import { authenticateRequest, redactedPath, type TokenPlacement } from './http/a
 import { errorResponse, HttpError, json } from './http/responses.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createMachineHandlers, type MachineHandler } from './rest/machine-routes.ts';
+import { createImportHandler } from './rest/import-route.ts';
+import { cappedRequest, isMultipart } from './http/read-upload.ts';
+import { availableImportSources } from './import/import-sources.ts';
 import { createExportHandler } from './rest/export-route.ts';
 import type { GraphQLContext } from './schema/context.ts';
 import { schema } from './schema/index.ts';
@@ -65,6 +68,7 @@ export async function createApp(config: Config): Promise<App> {
     ['/api/machine/widget', { auth: 'header-or-query', methods: { GET: machine.widget } }],
     ['/api/machine/watched', { auth: 'header-or-query', methods: { POST: machine.watched } }],
     ['/api/machine/follow', { auth: 'header-or-query', methods: { POST: machine.follow } }],
+    ...importRoutes(createImportHandler({ schema, logger, maxUploadBytes: config.limits.maxUploadBytes })),
     ['/api/export', { auth: 'header-only', methods: { GET: createExportHandler({ schema, logger }) } }],
   ]);
 
@@ -90,7 +94,9 @@ export async function createApp(config: Config): Promise<App> {
     const wantsPage = request.method === 'GET' && !url.searchParams.has('query') && (request.headers.get('accept') ?? '').includes('text/html');
     if (wantsPage) return yoga.fetch(request, {} as { account: GraphQLContext['account'] });
     const account = await authenticateRequest(request, url, 'header-only');
-    return yoga.fetch(request, { account });
+    // Uploads (the importLibrary mutation) are read under the upload limit before Yoga parses them.
+    const bounded = isMultipart(request) ? await cappedRequest(request, config.limits.maxUploadBytes) : request;
+    return yoga.fetch(bounded, { account });
   }
 
   return {
@@ -117,6 +123,11 @@ export async function createApp(config: Config): Promise<App> {
       await closeDatabase();
     },
   };
+}
+
+/** `POST /api/import/{source}` for every source with a parser; any other source is a 404. */
+function importRoutes(handlerFor: ReturnType<typeof createImportHandler>): [string, Route][] {
+  return availableImportSources.map((source) => [`/api/import/${source}`, { auth: 'header-only', methods: { POST: handlerFor(source) } }]);
 }
 
 async function readiness(logger: Logger): Promise<Response> {

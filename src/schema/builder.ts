@@ -15,6 +15,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     LocalDate: { Input: string; Output: string };
+    File: { Input: UploadedBlob; Output: never };
   };
 }>({
   plugins: [ErrorsPlugin, RelayPlugin, PrismaPlugin],
@@ -46,6 +47,29 @@ builder.scalarType('LocalDate', {
   parseValue: (value) => {
     if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new TypeError('LocalDate must be YYYY-MM-DD');
     return value;
+  },
+});
+
+/**
+ * An uploaded file part: a fetch API File as graphql-yoga's built-in multipart support (the
+ * GraphQL multipart request spec) and the REST import route both produce. Yoga's own parser is
+ * used rather than graphql-upload-minimal: it needs no second body parser in front of Yoga, gives
+ * standard File objects instead of Node streams, and the size cap is applied before it runs.
+ */
+export interface UploadedBlob {
+  name: string;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+builder.scalarType('File', {
+  description: 'A file part of a multipart/form-data request (GraphQL multipart request spec).',
+  serialize: () => {
+    throw new TypeError('File is an input-only scalar');
+  },
+  parseValue: (value) => {
+    const file = value as Partial<UploadedBlob> | null;
+    if (typeof file?.arrayBuffer !== 'function') throw new TypeError('File must be an uploaded file part');
+    return value as UploadedBlob;
   },
 });
 

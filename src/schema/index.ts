@@ -4,6 +4,7 @@ import './catalog.ts';
 import './account.ts';
 import './library.ts';
 import './feeds.ts';
+import './import.ts';
 import './export.ts';
 
 /** The Airdate GraphQL schema: served at /graphql and run by the REST facade. */

@@ -1,0 +1,62 @@
+import { HttpError } from './responses.ts';
+
+/** True for a multipart/form-data content type. */
+export function isMultipart(request: Request): boolean {
+  return (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
+}
+
+const tooLarge = (maxBytes: number) => new HttpError(413, `upload is larger than ${Math.floor(maxBytes / (1024 * 1024))} MB`);
+
+/**
+ * The request body as bytes, refusing more than `maxBytes` with 413: a declared Content-Length over
+ * it is refused before reading, and a streamed body is cut off as soon as it passes the limit, so
+ * at most `maxBytes` are ever held.
+ */
+export async function readCappedBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * A copy of `request` whose body has been read under the upload cap (for graphql-yoga's multipart
+ * parser, which reads the whole body into File objects itself).
+ */
+export async function cappedRequest(request: Request, maxBytes: number): Promise<Request> {
+  const body = await readCappedBody(request, maxBytes);
+  return new Request(request.url, { method: request.method, headers: request.headers, body: body as unknown as BodyInit });
+}
+
+/**
+ * The file parts of a multipart/form-data upload (part names are free; text fields are ignored).
+ * 415 for another content type, 413 past `maxBytes`, 400 for a malformed body or one without files.
+ */
+export async function readUploadedFiles(request: Request, maxBytes: number): Promise<File[]> {
+  if (!isMultipart(request)) throw new HttpError(415, 'content type must be multipart/form-data with the export files as file parts');
+  const body = await readCappedBody(request, maxBytes);
+  let form: FormData;
+  try {
+    // The body is already bounded, so the fetch API's own multipart parser can read it whole.
+    const copy = new Request('http://upload.invalid/', { method: 'POST', headers: { 'content-type': request.headers.get('content-type')! }, body: body as unknown as BodyInit });
+    form = await copy.formData();
+  } catch {
+    throw new HttpError(400, 'the multipart/form-data body is malformed');
+  }
+  const files = [...form.values()].filter((value): value is File => typeof value !== 'string');
+  if (files.length === 0) throw new HttpError(400, 'no file parts: send the export files as multipart/form-data file parts');
+  return files;
+}

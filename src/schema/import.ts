@@ -1,0 +1,86 @@
+import { InputError, TooLargeError } from '../errors.ts';
+import { ImportFileError, type ImportSource } from '../import/import-document.ts';
+import { availableImportSources } from '../import/import-sources.ts';
+import type { ImportCounts, ImportSkipped, ImportUnmatched } from '../services/import.ts';
+import { importUploads, type ImportSummary } from '../services/import-upload.ts';
+import { builder } from './builder.ts';
+import { MediaKind } from './catalog.ts';
+import { ErrorInterface } from './errors.ts';
+
+const ImportSourceEnum = builder.enumType('ImportSource', {
+  description: 'Where an import comes from (POST /api/import/{source} takes the same names in lower case).',
+  values: Object.fromEntries(availableImportSources.map((source) => [source.toUpperCase(), { value: source }])) as Record<string, { value: ImportSource }>,
+});
+
+const ImportCountsRef = builder.objectRef<ImportCounts>('ImportCounts').implement({
+  description: 'Distinct items the files covered, and the watch-history entries added (0 on a repeated import).',
+  fields: (t) => ({
+    shows: t.exposeInt('shows'),
+    episodes: t.exposeInt('episodes'),
+    movies: t.exposeInt('movies'),
+    games: t.exposeInt('games'),
+    history: t.exposeInt('history'),
+  }),
+});
+
+const ImportSkippedRef = builder.objectRef<ImportSkipped>('ImportSkipped').implement({
+  description: 'Something in a file that was recognised but not imported.',
+  fields: (t) => ({ file: t.exposeString('file'), item: t.exposeString('item'), reason: t.exposeString('reason') }),
+});
+
+const ImportUnmatchedRef = builder.objectRef<ImportUnmatched>('ImportUnmatched').implement({
+  description: 'An item without a TMDB, TheTVDB or IGDB id: nothing was written for it.',
+  fields: (t) => ({
+    file: t.exposeString('file'),
+    kind: t.field({ type: MediaKind, resolve: (item) => item.kind }),
+    title: t.exposeString('title'),
+  }),
+});
+
+const ImportResultRef = builder.objectRef<ImportSummary>('ImportResult').implement({
+  fields: (t) => ({
+    ok: t.boolean({ resolve: () => true }),
+    imported: t.field({ type: ImportCountsRef, resolve: (summary) => summary.imported }),
+    skipped: t.field({ type: [ImportSkippedRef], resolve: (summary) => summary.skipped }),
+    unmatched: t.field({ type: [ImportUnmatchedRef], resolve: (summary) => summary.unmatched }),
+  }),
+});
+
+builder.objectType(ImportFileError, {
+  name: 'ImportFileError',
+  description: 'A file that cannot be imported; nothing from the request was written.',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof ImportFileError,
+  fields: (t) => ({
+    file: t.exposeString('fileName', { description: 'The file (or `archive.zip/entry`) at fault.' }),
+    problem: t.exposeString('problem', { description: 'The first problem found in it.' }),
+  }),
+});
+
+builder.objectType(TooLargeError, {
+  name: 'TooLargeError',
+  description: 'The upload or its zip contents pass a size bound (entries, uncompressed size, nesting).',
+  interfaces: [ErrorInterface],
+  isTypeOf: (value) => value instanceof TooLargeError,
+  fields: () => ({}),
+});
+
+builder.mutationField('importLibrary', (t) =>
+  t.field({
+    type: ImportResultRef,
+    description:
+      'Imports exported files of another tracker (or zips of them) into the viewer\'s library: never deletes, never duplicates, keeps explicit follow and archive states. Every file is parsed before anything is written; a malformed file writes nothing.',
+    errors: { types: [ImportFileError, TooLargeError, InputError] },
+    args: {
+      source: t.arg({ type: ImportSourceEnum, required: true }),
+      files: t.arg({ type: ['File'], required: true, description: 'Any number of files; their names only appear in messages.' }),
+    },
+    resolve: async (_root, { source, files }, context) => {
+      if (files.length === 0) throw new InputError('no files were uploaded', 'files');
+      const uploaded = await Promise.all(
+        files.map(async (file, index) => ({ name: file.name || `file ${index + 1}`, bytes: new Uint8Array(await file.arrayBuffer()) })),
+      );
+      return importUploads({ accountId: context.account.id, source, files: uploaded });
+    },
+  }),
+);

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { db } from '../../src/db/client.ts';
+import { useTestApp } from '../support/database.ts';
+import { makeAccount, unique } from '../support/factories.ts';
+import { bytes, deflatedZip, grouveeHeader, grouveeRow, json, traktEpisodePlay, traktMoviePlay, traktShow, tvTimeTrackingV2, tvTimeWatch, zip } from './fixtures.ts';
+
+const { app } = await useTestApp({ AIRDATE_MAX_UPLOAD_MB: '1' });
+
+/** POSTs `files` as multipart/form-data file parts (free part names) and returns status and JSON. */
+async function upload(path: string, token: string, files: Record<string, Uint8Array>, options: { queryToken?: boolean } = {}) {
+  const form = new FormData();
+  Object.entries(files).forEach(([name, content], index) => form.append(`part${index}`, new File([content as BlobPart], name)));
+  const url = new URL(path, 'http://airdate.test');
+  const headers: Record<string, string> = {};
+  if (options.queryToken) url.searchParams.set('token', token);
+  else headers.authorization = `Bearer ${token}`;
+  const response = await app.fetch(new Request(url, { method: 'POST', headers, body: form }));
+  return { status: response.status, json: (await response.json()) as any };
+}
+
+const libraryRows = (accountId: number) => db().libraryItem.count({ where: { accountId } });
+
+function traktExport() {
+  const tmdb = unique();
+  const show = traktShow(`Show ${tmdb}`, tmdb, unique());
+  return zip({
+    'trakt-export/watched-history-1.json': json([traktEpisodePlay(2, '2025-03-02T21:00:00.000Z', show, 1, 2), traktEpisodePlay(1, '2025-03-01T21:00:00.000Z', show, 1, 1)]),
+    'trakt-export/watched-history-2.json': json([traktEpisodePlay(0, '2025-02-01T21:00:00.000Z', show, 0, 1), traktMoviePlay(9, '2025-01-01T19:00:00.000Z', `Film ${tmdb}`, unique())]),
+    'trakt-export/user-profile.json': json({ username: 'fixture' }),
+    'trakt-export/readme.txt': bytes('hello'),
+  });
+}
+
+describe('POST /api/import/{source}', () => {
+  it('imports a Trakt export zip with numbered history files; importing it again adds nothing', async () => {
+    const account = await makeAccount();
+    const file = traktExport();
+    const first = await upload('/api/import/trakt', account.token, { 'trakt-export.zip': file });
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({ ok: true, imported: { shows: 1, episodes: 3, movies: 1, games: 0, history: 4 }, unmatched: [] });
+    expect(first.json.skipped).toEqual(expect.arrayContaining([
+      expect.objectContaining({ item: 'trakt-export/readme.txt' }),
+      expect.objectContaining({ file: 'trakt-export.zip/trakt-export/user-profile.json' }),
+    ]));
+    const second = await upload('/api/import/trakt', account.token, { 'again.zip': file });
+    expect(second.json.imported).toEqual({ shows: 1, episodes: 3, movies: 1, games: 0, history: 0 });
+    expect(await db().watchEvent.count({ where: { accountId: account.id } })).toBe(4);
+  });
+
+  it('400 naming a malformed file, and nothing from any file of the request is written', async () => {
+    const account = await makeAccount();
+    const response = await upload('/api/import/trakt', account.token, { 'good.zip': traktExport(), 'watched-history-3.json': bytes('[{"watched_at": "2025-01-01T00:00:00Z", "type": "episode"}]') });
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({ error: 'watched-history-3.json: entry 1: show is missing' });
+    expect(await libraryRows(account.id)).toBe(0);
+  });
+
+  it('imports a TV Time zip without opening its token files, and a Grouvee CSV', async () => {
+    const account = await makeAccount();
+    const tvdb = unique();
+    const tvtime = zip({
+      'tracking-prod-records-v2.csv': tvTimeTrackingV2([tvTimeWatch(tvdb, 'Fixture Show', 1, 1, '2022-05-01 20:11:05')]),
+      'access_token.csv': bytes('token\nsecret\n'),
+    });
+    const result = await upload('/api/import/tvtime', account.token, { 'tvtime.zip': tvtime });
+    expect(result.json).toMatchObject({ ok: true, imported: { shows: 1, episodes: 1, history: 1 } });
+    expect(result.json.skipped).toEqual([{ file: 'tvtime.zip', item: 'access_token.csv', reason: 'not read: not a file this source imports' }]);
+    const games = await upload('/api/import/grouvee', account.token, { 'grouvee.csv': bytes([grouveeHeader, grouveeRow('Portal', unique(), 'Played', '2021-04-03'), grouveeRow('Old', '', 'Backlog')].join('\r\n')) });
+    expect(games.json).toMatchObject({ ok: true, imported: { games: 1, history: 1 }, unmatched: [{ file: 'grouvee.csv', kind: 'game', title: 'Old' }] });
+  });
+
+  it('413 for a zip with too many entries, a huge highly compressible entry (honest or lying header), or zips nested too deep', async () => {
+    const account = await makeAccount();
+    const many = Object.fromEntries(Array.from({ length: 10_001 }, (_, index) => [`f${index}.json`, new Uint8Array(0)]));
+    const zeros = new Uint8Array(300 * 1024 * 1024);
+    const bomb = deflatedZip('watched-history.json', zeros);
+    const liar = deflatedZip('watched-history.json', zeros, 1000);
+    const nested = zip({ 'a.zip': zip({ 'b.zip': zip({ 'watched-history.json': json([]) }) }) });
+    const errors: string[] = [];
+    for (const file of [zip(many), bomb, liar, nested]) {
+      const response = await upload('/api/import/trakt', account.token, { 'export.zip': file });
+      expect(response.status).toBe(413);
+      expect(Object.keys(response.json)).toEqual(['error']);
+      errors.push(response.json.error);
+    }
+    expect(errors).toEqual([
+      'export.zip: the zip has 10001 entries; at most 10000 are read',
+      'export.zip: the zip contents are larger than 256 MiB uncompressed',
+      'export.zip/watched-history.json inflates to more than the 1000 bytes its header declares',
+      'export.zip/a.zip/b.zip: zips nested more than 2 deep are not read',
+    ]);
+    expect(await libraryRows(account.id)).toBe(0);
+  });
+
+  it('413 over AIRDATE_MAX_UPLOAD_MB, 415 without multipart, 401 for ?token=, 404 for an unknown source', async () => {
+    const account = await makeAccount();
+    expect((await upload('/api/import/trakt', account.token, { 'big.json': new Uint8Array(1024 * 1024 + 1) })).status).toBe(413);
+    const plain = await app.fetch(new Request('http://airdate.test/api/import/trakt', { method: 'POST', headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json' }, body: '[]' }));
+    expect([plain.status, await plain.json()]).toEqual([415, { error: 'content type must be multipart/form-data with the export files as file parts' }]);
+    const query = await upload('/api/import/trakt', account.token, { 'a.json': json([]) }, { queryToken: true });
+    expect(query.status).toBe(401);
+    expect(query.json.error).toMatch(/Authorization: Bearer/);
+    for (const source of ['letterboxd', 'airdate']) {
+      const unknown = await upload(`/api/import/${source}`, account.token, { 'a.json': json([]) });
+      expect(unknown.status).toBe(404);
+      expect(Object.keys(unknown.json)).toEqual(['error']);
+    }
+  });
+});
+
+describe('GraphQL importLibrary', () => {
+  it('takes files through the GraphQL multipart request and answers errors as data', async () => {
+    const account = await makeAccount();
+    const query = `mutation Import($files: [File!]!) { importLibrary(source: SIMKL, files: $files) {
+      __typename ... on MutationImportLibrarySuccess { data { ok imported { shows movies history } unmatched { kind title } } }
+      ... on ImportFileError { message file problem } } }`;
+    const send = async (name: string, content: Uint8Array) => {
+      const form = new FormData();
+      form.append('operations', JSON.stringify({ query, variables: { files: [null] } }));
+      form.append('map', JSON.stringify({ 0: ['variables.files.0'] }));
+      form.append('0', new File([content as BlobPart], name));
+      const response = await app.fetch(new Request('http://airdate.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${account.token}` }, body: form }));
+      return (await response.json()) as any;
+    };
+    const backup = { movies: [{ status: 'completed', last_watched_at: '2023-02-01T00:00:00Z', movie: { title: 'Fixture Film', ids: { simkl: 1, tmdb: String(unique()) } } }], anime: [{ status: 'watching', show: { title: 'Anime', ids: { mal: 4 } } }] };
+    const ok = await send('SimklBackup.json', json(backup));
+    expect(ok.data.importLibrary).toEqual({ __typename: 'MutationImportLibrarySuccess', data: { ok: true, imported: { shows: 0, movies: 1, history: 1 }, unmatched: [{ kind: 'SHOW', title: 'Anime' }] } });
+    const bad = await send('broken.json', bytes('{"shows": 3}'));
+    expect(bad.data.importLibrary).toEqual({ __typename: 'ImportFileError', message: 'broken.json: "shows" is not a list', file: 'broken.json', problem: '"shows" is not a list' });
+  });
+});
