@@ -2,7 +2,8 @@ import type { EpisodeFeedItem, FeedItem, SummaryCounts } from '../feeds/types.ts
 import { getFeeds } from '../services/feeds.ts';
 import { builder } from './builder.ts';
 
-const FeedItemKind = builder.enumType('FeedItemKind', {
+/** episode, movie or game: the kinds of feed and calendar items. */
+export const FeedItemKind = builder.enumType('FeedItemKind', {
   values: {
     EPISODE: { value: 'episode' },
     MOVIE: { value: 'movie' },

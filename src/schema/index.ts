@@ -6,6 +6,7 @@ import './library.ts';
 import './feeds.ts';
 import './import.ts';
 import './export.ts';
+import './calendar.ts';
 
 /** The Airdate GraphQL schema: served at /graphql and run by the REST facade. */
 export const schema = builder.toSchema({ sortSchema: true });

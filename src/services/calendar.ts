@@ -1,0 +1,206 @@
+import { createHmac } from 'node:crypto';
+import { secretKey } from '../auth/secret-key.ts';
+import { fastReader } from '../db/client.ts';
+import { InputError } from '../errors.ts';
+import { addDays, episodeCode, isValidLocalDate, localDate } from '../feeds/dates.ts';
+import type { LocalDate } from '../feeds/types.ts';
+
+/** What a calendar can hold, in the order `?kinds=` lists them by default. */
+export const calendarKinds = ['episode', 'movie', 'game'] as const;
+export type CalendarKind = (typeof calendarKinds)[number];
+
+/** Days before and after the account's local today a calendar covers unless told otherwise. */
+export const calendarDefaults = { past: 30, future: 365 } as const;
+
+/** Largest `past` or `future`: ten years either way is more than any calendar app shows. */
+export const calendarMaxDays = 3650;
+
+/** One all-day event: an episode airing, a movie or a game releasing. */
+export interface CalendarEvent {
+  /** Stable and opaque: see `calendarUid`. */
+  uid: string;
+  kind: CalendarKind;
+  /** Database id, the one the write endpoints take. */
+  id: number;
+  /** The show's title for an episode, else the item's. */
+  title: string;
+  /** The event's one-line text: `Show S01E02 · Episode title`, or the movie's or game's title. */
+  summary: string;
+  /** A second line for the event's notes. */
+  description: string;
+  date: LocalDate;
+  /** The item's last change (for an episode: its own or its show's, whichever is later). */
+  updatedAt: Date;
+  poster: string | null;
+  show: string | null;
+  showId: number | null;
+  episode: string | null;
+  season: number | null;
+  number: number | null;
+  episodeTitle: string | null;
+}
+
+/** An account's calendar: every event from `from` to `to`, both included. */
+export interface AccountCalendar {
+  /** `Airdate — <account name>`, the name calendar apps show. */
+  name: string;
+  from: LocalDate;
+  to: LocalDate;
+  events: CalendarEvent[];
+}
+
+export interface CalendarProps {
+  account: { id: number; name: string; timezone: string };
+  /** Days back from local today; `calendarDefaults.past` when omitted. */
+  past?: number | null;
+  /** Days ahead of local today; `calendarDefaults.future` when omitted. */
+  future?: number | null;
+  /** Kinds to include; all when omitted. */
+  kinds?: readonly CalendarKind[] | null;
+  /** The instant "today" is taken at; now when omitted. */
+  now?: Date;
+}
+
+/**
+ * Checks a `past` or `future` day count and returns it (the default when omitted).
+ * @throws InputError unless it is a whole number from 0 to `calendarMaxDays`.
+ */
+export function calendarDays(field: 'past' | 'future', value: number | null | undefined): number {
+  if (value === null || value === undefined) return calendarDefaults[field];
+  if (!Number.isInteger(value) || value < 0 || value > calendarMaxDays) {
+    throw new InputError(`${field} must be a whole number of days from 0 to ${calendarMaxDays}`, field);
+  }
+  return value;
+}
+
+/**
+ * The event UID of an item in an account's calendar: HMAC-SHA256 under the server's secret key,
+ * truncated to 128 bits. The same item keeps its UID forever (clients update the event instead
+ * of duplicating it), the database id cannot be read back from it, and the account id is part of
+ * the input so that two household members' calendars subscribed in one app never share a UID
+ * (some apps then show the event in one calendar only) and cannot be linked by comparing files.
+ */
+export function calendarUid(accountId: number, kind: CalendarKind, id: number): string {
+  const digest = createHmac('sha256', secretKey()).update(`airdate-calendar-uid:${accountId}:${kind}:${id}`).digest('hex');
+  return `${digest.slice(0, 32)}@airdate`;
+}
+
+/**
+ * The account's calendar: followed, non-archived shows' episodes (specials included), followed
+ * movies and games with a known date between local today − past and local today + future. Two
+ * queries at most, whatever the library's size. Ordered by date, title, season, number, kind and
+ * id, so the same library always gives the same list.
+ * @throws InputError for a bad `past` or `future`.
+ */
+export async function loadCalendar(props: CalendarProps): Promise<AccountCalendar> {
+  const past = calendarDays('past', props.past);
+  const future = calendarDays('future', props.future);
+  const kinds = new Set<CalendarKind>(props.kinds ?? calendarKinds);
+  const today = localDate(props.account.timezone, props.now ?? new Date());
+  const from = addDays(today, -past);
+  const to = addDays(today, future);
+  const accountId = props.account.id;
+
+  const events: CalendarEvent[] = [];
+  if (kinds.has('episode')) events.push(...(await loadEpisodes(accountId, from, to)));
+  const titleKinds = (['movie', 'game'] as const).filter((kind) => kinds.has(kind));
+  if (titleKinds.length > 0) events.push(...(await loadTitles(accountId, titleKinds, from, to)));
+  events.sort(compareEvents);
+  return { name: `Airdate — ${props.account.name}`, from, to, events };
+}
+
+async function loadEpisodes(accountId: number, from: LocalDate, to: LocalDate): Promise<CalendarEvent[]> {
+  // Timestamps cast to text: the same on both databases, and PostgreSQL's driver would otherwise
+  // read Prisma's zone-less UTC timestamps in the server process's zone.
+  const rows = await fastReader().rows(
+    `SELECT e."id", e."season", e."number", e."title", e."airDate", CAST(e."updatedAt" AS TEXT),
+            s."id", s."title", s."poster", CAST(s."updatedAt" AS TEXT)
+     FROM "LibraryItem" li JOIN "Show" s ON s."id" = li."showId" JOIN "Episode" e ON e."showId" = s."id"
+     WHERE li."accountId" = ? AND li."kind" = 'show' AND li."followed" = TRUE AND li."archived" = FALSE
+       AND e."airDate" >= ? AND e."airDate" <= ?`,
+    [accountId, from, to],
+  );
+  return rows.flatMap(([id, season, number, title, airDate, updatedAt, showId, showTitle, poster, showUpdatedAt]) => {
+    if (!isValidLocalDate(String(airDate))) return [];
+    const show = String(showTitle);
+    const code = episodeCode(Number(season), Number(number));
+    const episodeTitle = title === null ? null : String(title);
+    const event: CalendarEvent = {
+      uid: calendarUid(accountId, 'episode', Number(id)),
+      kind: 'episode',
+      id: Number(id),
+      title: show,
+      summary: `${show} ${code}${episodeTitle ? ` · ${episodeTitle}` : ''}`,
+      description: Number(season) === 0 ? `Special ${Number(number)} of ${show}` : `Season ${Number(season)}, episode ${Number(number)} of ${show}`,
+      date: String(airDate),
+      // The summary carries the show's title, so renaming the show changes the event too.
+      updatedAt: new Date(Math.max(timestampMs(updatedAt), timestampMs(showUpdatedAt))),
+      poster: poster as string | null,
+      show,
+      showId: Number(showId),
+      episode: code,
+      season: Number(season),
+      number: Number(number),
+      episodeTitle,
+    };
+    return [event];
+  });
+}
+
+async function loadTitles(accountId: number, kinds: readonly ('movie' | 'game')[], from: LocalDate, to: LocalDate): Promise<CalendarEvent[]> {
+  const table = { movie: ['Movie', 'movieId'], game: ['Game', 'gameId'] } as const;
+  const selects = kinds.map((kind) => {
+    const [name, column] = table[kind];
+    return `SELECT '${kind}', t."id", t."title", t."poster", t."releaseDate", CAST(t."updatedAt" AS TEXT)
+     FROM "LibraryItem" li JOIN "${name}" t ON t."id" = li."${column}"
+     WHERE li."accountId" = ? AND li."followed" = TRUE AND t."releaseDate" >= ? AND t."releaseDate" <= ?`;
+  });
+  const rows = await fastReader().rows(selects.join('\nUNION ALL\n'), kinds.flatMap(() => [accountId, from, to]));
+  return rows.flatMap(([kind, id, title, poster, releaseDate, updatedAt]) => {
+    if (!isValidLocalDate(String(releaseDate))) return [];
+    const itemKind = kind as 'movie' | 'game';
+    const event: CalendarEvent = {
+      uid: calendarUid(accountId, itemKind, Number(id)),
+      kind: itemKind,
+      id: Number(id),
+      title: String(title),
+      summary: String(title),
+      description: itemKind === 'movie' ? 'Movie release' : 'Game release',
+      date: String(releaseDate),
+      updatedAt: new Date(timestampMs(updatedAt)),
+      poster: poster as string | null,
+      ...noEpisode,
+    };
+    return [event];
+  });
+}
+
+const noEpisode = { show: null, showId: null, episode: null, season: null, number: null, episodeTitle: null } as const;
+
+/**
+ * A DateTime column cast to text, in epoch milliseconds. Prisma writes UTC: SQLite holds ISO
+ * text with an offset (or `YYYY-MM-DD HH:MM:SS` from a SQL default), PostgreSQL's zone-less
+ * timestamp casts to `YYYY-MM-DD HH:MM:SS.mmm`; text without a zone is therefore UTC.
+ */
+export function timestampMs(value: unknown): number {
+  const text = String(value);
+  if (/^\d+$/.test(text)) return Number(text);
+  const zoned = /(?:Z|[+-]\d{2}(?::?\d{2})?)$/.test(text) ? text : `${text}Z`;
+  const ms = Date.parse(zoned.replace(' ', 'T'));
+  if (Number.isNaN(ms)) throw new Error(`unreadable timestamp in the database: ${text}`);
+  return ms;
+}
+
+const collator = new Intl.Collator('en');
+const kindOrder: Record<CalendarKind, number> = { episode: 0, movie: 1, game: 2 };
+
+function compareEvents(a: CalendarEvent, b: CalendarEvent): number {
+  return (
+    (a.date < b.date ? -1 : a.date > b.date ? 1 : 0) ||
+    collator.compare(a.title, b.title) ||
+    (a.season ?? 0) - (b.season ?? 0) ||
+    (a.number ?? 0) - (b.number ?? 0) ||
+    kindOrder[a.kind] - kindOrder[b.kind] ||
+    a.id - b.id
+  );
+}
