@@ -1,11 +1,13 @@
-import type { Prisma } from '../generated/prisma/client.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 import type { ImportWatchEvent } from '../import/import-document.ts';
+import { insertRows, selectIn } from './bulk-sql.ts';
 import { chunks } from './import-catalog.ts';
 
 /**
  * The account side of an import, inside its transaction: follow/archive states, watch history
  * and watched states, each read with one query per batch of items and written with createMany or
- * grouped updateMany. The rules are documented on applyImportDocument (src/services/import.ts).
+ * grouped updateMany
+ * (history and states, the bulk of a big import, through multi-row INSERTs: bulk-insert.ts). The rules are documented on applyImportDocument (src/services/import.ts).
  */
 
 type Tx = Prisma.TransactionClient;
@@ -13,6 +15,8 @@ type FollowKind = 'show' | 'movie' | 'game';
 type WatchKind = 'episode' | 'movie' | 'game';
 
 const column = { show: 'showId', episode: 'episodeId', movie: 'movieId', game: 'gameId' } as const;
+
+type LibraryRow = { id: number; followed: boolean; archived: boolean; followExplicit: boolean; archiveExplicit: boolean; followedAt: Date | null } & Record<string, number>;
 
 /** A library item the file records something for, with the flags it states (if any). */
 export interface FollowTarget {
@@ -56,7 +60,8 @@ export async function applyFollowStates(tx: Tx, accountId: number, targets: Foll
     const fresh: Prisma.LibraryItemCreateManyInput[] = [];
     const updates = new Map<string, { data: Prisma.LibraryItemUpdateManyMutationInput; ids: number[] }>();
     for (const part of chunks([...items.keys()])) {
-      const stored = await tx.libraryItem.findMany({ where: { accountId, [key]: { in: part } } });
+      const columns = ['id', key, 'followed', 'archived', 'followExplicit', 'archiveExplicit', 'followedAt'];
+      const stored = await selectIn<LibraryRow>(tx, 'LibraryItem', columns, key, part, Prisma.sql`"accountId" = ${accountId}`);
       const byId = new Map(stored.map((row) => [row[key]!, row]));
       for (const id of part) {
         const target = items.get(id)!;
@@ -109,17 +114,25 @@ export async function applyWatchData(
   });
   for (const [kind, items] of kinds as Map<WatchKind, Map<number, WatchTarget>>) {
     const key = column[kind];
-    const events: Prisma.WatchEventCreateManyInput[] = [];
-    const states: Prisma.WatchStateCreateManyInput[] = [];
+    const events: unknown[][] = []; // accountId, kind, item, watched, at, source
+    const states: unknown[][] = []; // accountId, kind, item, watched, changedAt
     const updates = new Map<string, { data: { watched: boolean; changedAt: Date }; ids: number[] }>();
     const ids = [...items.keys()].filter((id) => items.get(id)!.history.length > 0 || items.get(id)!.watched !== undefined);
     for (const part of chunks(ids)) {
       const seen = new Set<string>();
-      const select = { episodeId: true, movieId: true, gameId: true, watched: true, at: true } as const;
-      for (const event of await tx.watchEvent.findMany({ where: { accountId, [key]: { in: part } }, select })) {
-        seen.add(`${event[key]}:${event.watched}:${event.at.getTime()}`);
+      // Only entries at the file's times can be duplicates: the time range keeps the lookup on the
+      // (accountId, at) index instead of scanning the account's whole history for every batch.
+      let [first, last] = [Infinity, -Infinity];
+      for (const id of part) for (const entry of items.get(id)!.history) [first, last] = [Math.min(first, entry.at.getTime()), Math.max(last, entry.at.getTime())];
+      if (first <= last) {
+        const condition = Prisma.sql`"accountId" = ${accountId} AND "at" >= ${new Date(first)} AND "at" <= ${new Date(last)}`;
+        for (const event of await selectIn<{ item: number; watched: boolean; at: Date }>(tx, 'WatchEvent', [key, 'watched', 'at'], key, part, condition)) {
+          const row = event as unknown as Record<string, unknown>;
+          seen.add(`${row[key]}:${event.watched}:${event.at.getTime()}`);
+        }
       }
-      const stored = await tx.watchState.findMany({ where: { accountId, [key]: { in: part } } });
+      type State = { id: number; watched: boolean; changedAt: Date } & Record<string, number>;
+      const stored = await selectIn<State>(tx, 'WatchState', ['id', key, 'watched', 'changedAt'], key, part, Prisma.sql`"accountId" = ${accountId}`);
       const stateOf = new Map(stored.map((row) => [row[key]!, row]));
       for (const id of part) {
         const target = items.get(id)!;
@@ -127,7 +140,7 @@ export async function applyWatchData(
           const mark = `${id}:${entry.watched}:${entry.at.getTime()}`;
           if (seen.has(mark)) continue;
           seen.add(mark);
-          events.push({ accountId, kind, [key]: id, watched: entry.watched, at: entry.at, source });
+          events.push([accountId, kind, id, entry.watched, entry.at, source]);
         }
         const last = target.history.at(-1);
         const watched = target.watched ?? last?.watched;
@@ -135,8 +148,8 @@ export async function applyWatchData(
         const state = stateOf.get(id);
         if (!state) {
           if (!watched) continue; // never watched: unwatching changes nothing
-          states.push({ accountId, kind, [key]: id, watched, changedAt: last?.at ?? now });
-          if (!last) events.push({ accountId, kind, [key]: id, watched, at: now, source });
+          states.push([accountId, kind, id, watched, last?.at ?? now]);
+          if (!last) events.push([accountId, kind, id, watched, now, source]);
         } else if (state.watched !== watched && last !== undefined && last.at > state.changedAt) {
           const group = `${watched}:${last.at.getTime()}`;
           const entry = updates.get(group) ?? { data: { watched, changedAt: last.at }, ids: [] as number[] };
@@ -145,10 +158,10 @@ export async function applyWatchData(
         }
       }
     }
-    for (const part of chunks(events)) history += (await tx.watchEvent.createMany({ data: part })).count;
-    for (const part of chunks(states)) writes += (await tx.watchState.createMany({ data: part })).count;
+    history += await insertRows(tx, 'WatchEvent', ['accountId', 'kind', key, 'watched', 'at', 'source'], events);
+    writes += await insertRows(tx, 'WatchState', ['accountId', 'kind', key, 'watched', 'changedAt'], states);
     for (const { data, ids: stateIds } of updates.values()) {
-      writes += (await tx.watchState.updateMany({ where: { id: { in: stateIds } }, data })).count;
+      for (const part of chunks(stateIds)) writes += (await tx.watchState.updateMany({ where: { id: { in: part } }, data })).count;
     }
   }
   return { history, writes: writes + history };

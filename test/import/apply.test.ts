@@ -119,6 +119,21 @@ describe('applyImportDocument', () => {
     expect(episodes.map((episode) => watchedOf(episode.id))).toEqual([false, true]);
   });
 
+  it('handles documents larger than one batch (1 200 episodes, 600 movies) and dedupes them on a second import', async () => {
+    const account = await makeAccount();
+    const shows = Array.from({ length: 3 }, () => traktShow(`Big ${unique()}`, unique(), unique()));
+    const file = [
+      ...Array.from({ length: 1200 }, (_, index) => traktEpisodePlay(index, new Date(Date.UTC(2024, 0, 1) + index * 60_000).toISOString(), shows[index % 3]!, 1 + (index % 4), index)),
+      ...Array.from({ length: 600 }, (_, index) => traktMoviePlay(5000 + index, '2024-06-01T00:00:00.000Z', `Movie ${index}`, unique())),
+    ];
+    const document = parseTraktFile(json(file), 'watched-history.json');
+    const first = await applyImportDocument({ accountId: account.id, document });
+    expect(first.imported).toEqual({ shows: 3, episodes: 1200, movies: 600, games: 0, history: 1800 });
+    const second = await applyImportDocument({ accountId: account.id, document });
+    expect(second.imported.history).toBe(0);
+    expect(await counts(account.id)).toEqual({ library: 603, events: 1800, states: 1800 });
+  });
+
   it('writes nothing for a document without items, and does not bump the feed version', async () => {
     const account = await makeAccount();
     const version = await feedVersion(account.id);
