@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import type { CatalogSource } from '../catalog/provider.ts';
+import { exportFormat, exportVersion } from '../export/export-format.ts';
+import { isValidLocalDate } from '../feeds/dates.ts';
+import { ImportFileError, type ImportDocument, type ImportSkip, type ImportWatchEvent } from './import-document.ts';
+
+/**
+ * The `airdate` import source: this service's own export (docs/export-format.md). The file states
+ * everything explicitly (follow and archive flags, watched states, history), so the import
+ * restores an account rather than guessing. Items may carry extra fields (a later minor change
+ * stays readable); `ids` may not, because a typo there would silently lose the item.
+ */
+
+/** "missing, expected …" when the key is absent, else "expected …". */
+const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? `missing, expected ${what}` : `expected ${what}`);
+
+const maxId = 2_147_483_647;
+const externalId = z.int({ error: expected('a positive integer') }).min(1, { error: 'expected a positive integer' }).max(maxId, { error: `expected at most ${maxId}` });
+
+/** `ids` of one kind: only its sources (possibly none: such an item is skipped, not refused). */
+function idsSchema<Shape extends Partial<Record<CatalogSource, z.ZodOptional<typeof externalId>>>>(shape: Shape) {
+  const list = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown id ${issue.keys.map((key) => `"${key}"`).join(', ')} (allowed: ${list})` : expected(`an object with ${list}`)(issue)),
+  });
+}
+
+const text = (what: string) => z.string({ error: expected(what) });
+const nullableText = text('a string or null').nullish().transform((value) => value ?? null);
+const date = text('YYYY-MM-DD or null')
+  .refine(isValidLocalDate, { error: (issue) => `expected YYYY-MM-DD or null ("${String(issue.input)}" is not a calendar date)` })
+  .nullish()
+  .transform((value) => value ?? null);
+const flag = z.boolean({ error: expected('true or false') });
+
+const historySchema = z
+  .array(
+    z.object(
+      {
+        watched: flag,
+        at: z.iso.datetime({ offset: true, error: expected('an ISO 8601 timestamp such as 2026-01-31T20:00:00.000Z') }).transform((at) => new Date(at)),
+      },
+      { error: expected('a history entry {watched, at}') },
+    ),
+    { error: expected('an array of history entries') },
+  )
+  .default([])
+  // Oldest first, whatever order the file has them in (sort is stable for equal times).
+  .transform((entries): ImportWatchEvent[] => entries.sort((a, b) => a.at.getTime() - b.at.getTime()));
+
+const episodeSchema = z.object(
+  {
+    season: z.int({ error: expected('an integer ≥ 0') }).min(0, { error: 'expected an integer ≥ 0' }),
+    number: z.int({ error: expected('an integer ≥ 0') }).min(0, { error: 'expected an integer ≥ 0' }),
+    title: nullableText,
+    airDate: date,
+    watched: flag.optional(),
+    history: historySchema,
+  },
+  { error: expected('an episode object') },
+);
+
+const itemFields = { title: text('a non-empty string').min(1, { error: 'expected a non-empty string' }), poster: nullableText, overview: nullableText, followed: flag.optional() };
+
+const showSchema = z
+  .object({ ids: idsSchema({ tmdb: externalId.optional(), tvdb: externalId.optional() }), ...itemFields, archived: flag.optional(), episodes: z.array(episodeSchema, { error: expected('an array of episodes') }).default([]) }, { error: expected('a show object') })
+  .superRefine((show, context) => {
+    const seen = new Map<string, number>();
+    show.episodes.forEach((episode, index) => {
+      const first = seen.get(`${episode.season}:${episode.number}`);
+      if (first === undefined) seen.set(`${episode.season}:${episode.number}`, index);
+      else context.addIssue({ code: 'custom', path: ['episodes', index], message: `duplicate of episodes[${first}] (season ${episode.season}, number ${episode.number})` });
+    });
+  });
+
+const titleSchema = (kind: 'movie' | 'game') =>
+  z.object(
+    { ids: kind === 'movie' ? idsSchema({ tmdb: externalId.optional() }) : idsSchema({ igdb: externalId.optional() }), ...itemFields, releaseDate: date, watched: flag.optional(), history: historySchema },
+    { error: expected(`a ${kind} object`) },
+  );
+
+/** Two items of one kind with a shared id would be merged by the import; refusing says which. */
+function refuseSharedIds(items: { ids: Partial<Record<CatalogSource, number | undefined>> }[], context: z.RefinementCtx, key: string): void {
+  const owners = new Map<string, number>();
+  items.forEach((item, index) => {
+    for (const [source, id] of Object.entries(item.ids)) {
+      if (id === undefined) continue;
+      const owner = owners.get(`${source}:${id}`);
+      if (owner === undefined) owners.set(`${source}:${id}`, index);
+      else context.addIssue({ code: 'custom', path: [key, index, 'ids', source], message: `${source} id ${id} is already used by ${key}[${owner}]` });
+    }
+  });
+}
+
+const list = <T extends z.ZodType>(item: T, what: string) => z.array(item, { error: expected(`an array of ${what}`) }).default([]);
+
+// `format` and `version` come first: zod reports issues in key order, so a file from another
+// service is named as such before anything inside it.
+const exportSchema = z
+  .object(
+    {
+      format: z.literal(exportFormat, { error: (issue) => `${issue.input === undefined ? 'missing' : `"${String(issue.input)}"`}: expected "${exportFormat}" (is this an Airdate export?)` }),
+      version: z.literal(exportVersion, { error: (issue) => `expected ${exportVersion}, the version this server reads (the file says ${JSON.stringify(issue.input) ?? 'nothing'})` }),
+      exportedAt: z.iso.datetime({ offset: true, error: expected('an ISO 8601 timestamp') }).optional(),
+      shows: list(showSchema, 'shows'),
+      movies: list(titleSchema('movie'), 'movies'),
+      games: list(titleSchema('game'), 'games'),
+    },
+    { error: expected('a JSON object (an Airdate export)') },
+  )
+  .superRefine((file, context) => {
+    refuseSharedIds(file.shows, context, 'shows');
+    refuseSharedIds(file.movies, context, 'movies');
+    refuseSharedIds(file.games, context, 'games');
+  });
+
+/** `shows[2].episodes[0].season` from zod's path. */
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`)).join('');
+}
+
+function readJson(bytes: Uint8Array, fileName: string): unknown {
+  let source: string;
+  try {
+    source = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new ImportFileError(fileName, 'not UTF-8 text (an Airdate export is a JSON file)');
+  }
+  if (source.trim() === '') throw new ImportFileError(fileName, 'the file is empty');
+  try {
+    return JSON.parse(source);
+  } catch (error) {
+    throw new ImportFileError(fileName, `not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/**
+ * The watched state to carry: as the file states it, except that "not watched" with no history
+ * is what the export says of every episode nobody touched; passing that on would be a claim the
+ * file does not make, so it becomes "nothing said" and the import leaves the item alone.
+ */
+const statedWatched = (watched: boolean | undefined, history: ImportWatchEvent[]): boolean | undefined =>
+  watched === false && history.length === 0 ? undefined : watched;
+
+/**
+ * Parses and validates an Airdate export into the shared ImportDocument (src/import/import-document.ts).
+ * Items without any external id of their kind cannot be matched; they are listed in `skipped`.
+ * @throws ImportFileError naming `fileName` and the first problem with its JSON path
+ *   (`shows[3].episodes[2].season: expected an integer ≥ 0`).
+ */
+export function parseAirdateExport(bytes: Uint8Array, fileName: string): ImportDocument {
+  const parsed = exportSchema.safeParse(readJson(bytes, fileName));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${formatPath(issue.path)}: ` : '';
+    throw new ImportFileError(fileName, `${where}${issue?.message ?? 'invalid export'}`);
+  }
+  const document: ImportDocument = { source: 'airdate', fileName, shows: [], titles: [], skipped: [] };
+  const skip = (kind: string, title: string, sources: string): ImportSkip => ({ item: `${kind} "${title}"`, reason: `no ${sources} id` });
+  for (const show of parsed.data.shows) {
+    if (Object.keys(show.ids).length === 0) {
+      document.skipped.push(skip('show', show.title, 'tmdb or tvdb'));
+      continue;
+    }
+    const episodes = show.episodes.map(({ watched, ...episode }) => ({ ...episode, watched: statedWatched(watched, episode.history) }));
+    document.shows.push({ kind: 'show', ...show, episodes });
+  }
+  for (const kind of ['movie', 'game'] as const) {
+    for (const { watched, ...title } of kind === 'movie' ? parsed.data.movies : parsed.data.games) {
+      if (Object.keys(title.ids).length === 0) {
+        document.skipped.push(skip(kind, title.title, kind === 'movie' ? 'tmdb' : 'igdb'));
+        continue;
+      }
+      document.titles.push({ kind, ...title, watched: statedWatched(watched, title.history) });
+    }
+  }
+  return document;
+}
