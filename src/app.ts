@@ -11,6 +11,7 @@ import { createMachineHandlers, type MachineHandler } from './rest/machine-route
 import { createImportHandler } from './rest/import-route.ts';
 import { cappedRequest, isMultipart } from './http/read-upload.ts';
 import { availableImportSources } from './import/import-sources.ts';
+import { createCalendarHandler } from './rest/calendar-route.ts';
 import { createExportHandler } from './rest/export-route.ts';
 import type { GraphQLContext } from './schema/context.ts';
 import { schema } from './schema/index.ts';
@@ -69,6 +70,7 @@ export async function createApp(config: Config): Promise<App> {
     ['/api/machine/watched', { auth: 'header-or-query', methods: { POST: machine.watched } }],
     ['/api/machine/follow', { auth: 'header-or-query', methods: { POST: machine.follow } }],
     ...importRoutes(createImportHandler({ schema, logger, maxUploadBytes: config.limits.maxUploadBytes })),
+    ['/api/calendar.ics', { auth: 'header-or-query', methods: { GET: createCalendarHandler({ schema, logger }) } }],
     ['/api/export', { auth: 'header-only', methods: { GET: createExportHandler({ schema, logger }) } }],
   ]);
 

@@ -1,0 +1,124 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { icsText, renderIcs, type IcsEvent } from '../../src/rest/calendar-ics.ts';
+import { expectWellFormedLines, parseBoth, parseWithIcalJs, parseWithNodeIcal } from './parse-ics.ts';
+
+const event = (overrides: Partial<IcsEvent> = {}): IcsEvent => ({
+  uid: '0123456789abcdef0123456789abcdef@airdate',
+  kind: 'episode',
+  date: '2026-11-21',
+  updatedAt: '2026-11-20T10:11:12.345Z',
+  summary: 'Alpha Hour S01E02 · Pilot',
+  description: 'Season 1, episode 2 of Alpha Hour',
+  ...overrides,
+});
+
+const render = (events: IcsEvent[], name = 'Airdate — alice') => renderIcs({ name, events });
+
+/**
+ * node-ical unescapes with one replacement after another, so it reads an escaped backslash
+ * followed by `n` (`\\n`, a literal backslash and the letter n) as a backslash and a line break,
+ * and it strips double quotes around a whole value. ical.js reads both as RFC 5545 says; the
+ * round trips below check ical.js on every title and node-ical on the titles it can read.
+ */
+const nodeIcalReadsExactly = (text: string) => !/\\[nN]/.test(text) && !/^".*"$/s.test(text);
+
+describe('renderIcs', () => {
+  it('writes all-day events with an exclusive end, the stamp and the pinned calendar properties', () => {
+    const text = render([event(), event({ uid: 'b@airdate', date: '2026-12-31', kind: 'movie', summary: 'Northbound Static' })]).body.toString('utf8');
+    const lines = text.split('\r\n');
+    expect(lines.slice(0, 9)).toEqual([
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//Airdate//Airdate Calendar//EN',
+      'CALSCALE:GREGORIAN',
+      'METHOD:PUBLISH',
+      'NAME:Airdate — alice',
+      'X-WR-CALNAME:Airdate — alice',
+      'REFRESH-INTERVAL;VALUE=DURATION:PT1H',
+      'X-PUBLISHED-TTL:PT1H',
+    ]);
+    expect(lines).toContain('DTSTART;VALUE=DATE:20261121');
+    expect(lines).toContain('DTEND;VALUE=DATE:20261122');
+    // The year's last day ends on the next year's first.
+    expect(lines).toContain('DTEND;VALUE=DATE:20270101');
+    expect(lines).toContain('DTSTAMP:20261120T101112Z');
+    expect(lines).toContain('TRANSP:TRANSPARENT');
+    expect(lines.at(-2)).toBe('END:VCALENDAR');
+    expect(lines.at(-1)).toBe('');
+
+    const parsed = parseBoth(text);
+    expect(parsed.name).toBe('Airdate — alice');
+    expect(parsed.events).toEqual([
+      expect.objectContaining({ uid: event().uid, start: '2026-11-21', end: '2026-11-22', stamp: '2026-11-20T10:11:12.000Z', summary: 'Alpha Hour S01E02 · Pilot' }),
+      expect.objectContaining({ uid: 'b@airdate', start: '2026-12-31', end: '2027-01-01', summary: 'Northbound Static' }),
+    ]);
+  });
+
+  it('renders the same calendar to the same bytes and ETag, and a change to another ETag', () => {
+    const first = render([event()]);
+    expect(render([event()])).toEqual(first);
+    expect(first.etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+    expect(render([event({ summary: 'Alpha Hour S01E02 · Pilot (recut)' })]).etag).not.toBe(first.etag);
+    expect(render([event({ updatedAt: '2026-11-20T10:11:13.000Z' })]).etag).not.toBe(first.etag);
+  });
+
+  it('escapes commas, semicolons, backslashes and line breaks, and the calendar name too', () => {
+    const summary = 'Law, Order; and \\ Co\nPart 2';
+    const text = render([event({ summary })], 'Airdate — a,b;c').body.toString('utf8');
+    expect(text).toContain('SUMMARY:Law\\, Order\\; and \\\\ Co\\nPart 2\r\n');
+    expect(text).toContain('X-WR-CALNAME:Airdate — a\\,b\\;c\r\n');
+    expect(parseWithIcalJs(text).events[0]!.summary).toBe(summary);
+    expect(parseWithNodeIcal(text).events[0]!.summary).toBe(summary);
+    // X-WR-CALNAME is text to the apps that read it (node-ical too); ical.js keeps unknown X-
+    // values raw. Account names cannot hold these characters; the escaping is for safety only.
+    expect(parseWithNodeIcal(text).name).toBe('Airdate — a,b;c');
+  });
+
+  it('folds long lines at 75 octets without splitting a UTF-8 sequence', () => {
+    // 3-byte CJK and 4-byte emoji at every offset, so some character straddles each fold point.
+    for (let offset = 0; offset < 4; offset += 1) {
+      const summary = `${'x'.repeat(offset)}${'日本語のタイトル😀'.repeat(12)}`;
+      const { body } = render([event({ summary, description: 'é'.repeat(200) })]);
+      expectWellFormedLines(body);
+      const text = body.toString('utf8');
+      expect(text).toContain('\r\n ');
+      expect(parseBoth(text).events[0]!.summary).toBe(summary);
+    }
+  });
+
+  it('drops control characters and turns CR LF and lone CR into line breaks', () => {
+    expect(icsText('a\u0000b\u0007c\u001Fd\u007Fe\tf')).toBe('abcde\tf');
+    expect(icsText('one\r\ntwo\rthree\nfour')).toBe('one\ntwo\nthree\nfour');
+    expect(icsText('lone \uD83D surrogate')).toBe('lone \uFFFD surrogate');
+    const summary = 'bell\u0007 and\r\nbreak';
+    const { body } = render([event({ summary })]);
+    expectWellFormedLines(body);
+    expect(parseBoth(body.toString('utf8')).events[0]!.summary).toBe('bell and\nbreak');
+  });
+
+  it('round-trips any title through both parsers exactly (property)', () => {
+    const special = fc.constantFrom(',', ';', '\\', '\n', ':', '"', ' ', 'n', 'N', '😀', '👩‍👩‍👧', '日本語', '한국어', 'é', 'e\u0301', '—');
+    const title = fc.string({ unit: fc.oneof(special, fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 60 });
+    fc.assert(
+      fc.property(title, title, (summary, description) => {
+        const { body } = render([event({ summary, description })]);
+        expectWellFormedLines(body);
+        const text = body.toString('utf8');
+        const [read] = parseWithIcalJs(text).events;
+        expect([read!.summary, read!.description]).toEqual([summary, description]);
+        const [alsoRead] = parseWithNodeIcal(text).events;
+        if (nodeIcalReadsExactly(summary)) expect(alsoRead!.summary).toBe(summary);
+        if (nodeIcalReadsExactly(description)) expect(alsoRead!.description).toBe(description);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('node-ical misreads only what the exception above names (so the exception cannot hide our bugs)', () => {
+    const text = render([event({ summary: 'C:\\new', description: '"quoted"' })]).body.toString('utf8');
+    expect(parseWithIcalJs(text).events[0]).toMatchObject({ summary: 'C:\\new', description: '"quoted"' });
+    expect(text).toContain('SUMMARY:C:\\\\new\r\n');
+    expect(parseWithNodeIcal(text).events[0]).toMatchObject({ summary: 'C:\\\new', description: 'quoted' });
+  });
+});
