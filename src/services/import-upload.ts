@@ -46,7 +46,8 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
 
   const summary: ImportSummary = { imported: { shows: 0, episodes: 0, movies: 0, games: 0, history: 0 }, skipped: [...unread], unmatched: [] };
   const distinct = { shows: new Set<number>(), episodes: new Set<number>(), movies: new Set<number>(), games: new Set<number>() };
-  for (const document of documents) {
+  // Taken off the list as they are applied, so each document's entries can be collected after it.
+  for (let document = documents.shift(); document; document = documents.shift()) {
     const result = await applyImportDocument({ accountId: props.accountId, document });
     summary.imported.history += result.imported.history;
     summary.skipped.push(...result.skipped);

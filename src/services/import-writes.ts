@@ -14,6 +14,9 @@ type Tx = Prisma.TransactionClient;
 type FollowKind = 'show' | 'movie' | 'game';
 type WatchKind = 'episode' | 'movie' | 'game';
 
+/** Items compared per round of reads (selectIn batches its IN lists itself). */
+const readBatch = 10_000;
+
 const column = { show: 'showId', episode: 'episodeId', movie: 'movieId', game: 'gameId' } as const;
 
 type LibraryRow = { id: number; followed: boolean; archived: boolean; followExplicit: boolean; archiveExplicit: boolean; followedAt: Date | null } & Record<string, number>;
@@ -57,9 +60,9 @@ export async function applyFollowStates(tx: Tx, accountId: number, targets: Foll
   });
   for (const [kind, items] of kinds as Map<FollowKind, Map<number, FollowTarget>>) {
     const key = column[kind];
-    const fresh: Prisma.LibraryItemCreateManyInput[] = [];
+    const fresh: unknown[][] = []; // accountId, kind, item, followed, archived, followExplicit, archiveExplicit, followedAt, createdAt, updatedAt
     const updates = new Map<string, { data: Prisma.LibraryItemUpdateManyMutationInput; ids: number[] }>();
-    for (const part of chunks([...items.keys()])) {
+    for (const part of chunks([...items.keys()], readBatch)) {
       const columns = ['id', key, 'followed', 'archived', 'followExplicit', 'archiveExplicit', 'followedAt'];
       const stored = await selectIn<LibraryRow>(tx, 'LibraryItem', columns, key, part, Prisma.sql`"accountId" = ${accountId}`);
       const byId = new Map(stored.map((row) => [row[key]!, row]));
@@ -77,7 +80,7 @@ export async function applyFollowStates(tx: Tx, accountId: number, targets: Foll
           followedAt: followed && !row?.followed ? now : (row?.followedAt ?? null),
         };
         if (!row) {
-          fresh.push({ accountId, kind, [key]: id, ...data } as Prisma.LibraryItemCreateManyInput);
+          fresh.push([accountId, kind, id, data.followed, data.archived, data.followExplicit, data.archiveExplicit, data.followedAt, now, now]);
           continue;
         }
         const same = data.followed === row.followed && data.archived === row.archived && data.followExplicit === row.followExplicit
@@ -90,7 +93,8 @@ export async function applyFollowStates(tx: Tx, accountId: number, targets: Foll
         updates.set(group, entry);
       }
     }
-    for (const part of chunks(fresh)) writes += (await tx.libraryItem.createMany({ data: part })).count;
+    const written = [key, 'followed', 'archived', 'followExplicit', 'archiveExplicit', 'followedAt', 'createdAt', 'updatedAt'];
+    writes += await insertRows(tx, 'LibraryItem', ['accountId', 'kind', ...written], fresh);
     for (const { data, ids } of updates.values()) {
       for (const part of chunks(ids)) writes += (await tx.libraryItem.updateMany({ where: { id: { in: part } }, data })).count;
     }
@@ -118,7 +122,7 @@ export async function applyWatchData(
     const states: unknown[][] = []; // accountId, kind, item, watched, changedAt
     const updates = new Map<string, { data: { watched: boolean; changedAt: Date }; ids: number[] }>();
     const ids = [...items.keys()].filter((id) => items.get(id)!.history.length > 0 || items.get(id)!.watched !== undefined);
-    for (const part of chunks(ids)) {
+    for (const part of chunks(ids, readBatch)) {
       const seen = new Set<string>();
       // Only entries at the file's times can be duplicates: the time range keeps the lookup on the
       // (accountId, at) index instead of scanning the account's whole history for every batch.
