@@ -48,6 +48,10 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
   const distinct = { shows: new Set<number>(), episodes: new Set<number>(), movies: new Set<number>(), games: new Set<number>() };
   // Taken off the list as they are applied, so each document's entries can be collected after it.
   for (let document = documents.shift(); document; document = documents.shift()) {
+    // On SQLite every query resolves synchronously, so without this an import never lets the event
+    // loop turn: other requests wait for the whole import, and V8's garbage collection, which
+    // finishes its work in event-loop tasks, lets the heap grow by hundreds of MB.
+    await new Promise((resolve) => setImmediate(resolve));
     const result = await applyImportDocument({ accountId: props.accountId, document });
     summary.imported.history += result.imported.history;
     summary.skipped.push(...result.skipped);
