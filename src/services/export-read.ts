@@ -109,14 +109,18 @@ async function fillEpisodes(accountId: number, batch: Listed<ExportShow>[]): Pro
      WHERE "showId" IN ${placeholders} ORDER BY "showId", "season", "number"`,
     showIds,
   );
+  // `episodeId IN (subquery)` probes the (accountId, episodeId) indexes once per episode of the
+  // batch; a join from the account's side would scan its whole history for every batch. History
+  // is ordered by item first, or SQLite walks the (accountId, at) index to avoid a sort: the
+  // same whole-history scan.
+  const episodesOfBatch = `SELECT "id" FROM "Episode" WHERE "showId" IN ${placeholders}`;
   const stateRows = await reader.rows(
-    `SELECT w."episodeId", w."watched" FROM "WatchState" w JOIN "Episode" e ON e."id" = w."episodeId"
-     WHERE w."accountId" = ? AND e."showId" IN ${placeholders}`,
+    `SELECT "episodeId", "watched" FROM "WatchState" WHERE "accountId" = ? AND "episodeId" IN (${episodesOfBatch})`,
     [accountId, ...showIds],
   );
   const historyRows = await reader.rows(
-    `SELECT h."episodeId", h."watched", CAST(h."at" AS TEXT) FROM "WatchEvent" h JOIN "Episode" e ON e."id" = h."episodeId"
-     WHERE h."accountId" = ? AND e."showId" IN ${placeholders} ORDER BY h."at", h."watched"`,
+    `SELECT "episodeId", "watched", CAST("at" AS TEXT) FROM "WatchEvent"
+     WHERE "accountId" = ? AND "episodeId" IN (${episodesOfBatch}) ORDER BY "episodeId", "at", "watched"`,
     [accountId, ...showIds],
   );
   const watched = new Map(stateRows.map(([episodeId, state]) => [Number(episodeId), asBoolean(state)]));
@@ -174,7 +178,7 @@ export async function* readExportTitles(accountId: number, kind: 'movie' | 'game
   for (const batch of batches(listed)) {
     const historyRows = await reader.rows(
       `SELECT "${column}", "watched", CAST("at" AS TEXT) FROM "WatchEvent"
-       WHERE "accountId" = ? AND "${column}" IN ${placeholders} ORDER BY "at", "watched"`,
+       WHERE "accountId" = ? AND "${column}" IN ${placeholders} ORDER BY "${column}", "at", "watched"`,
       [accountId, ...padded(batch.map((title) => title.databaseId))],
     );
     const history = groupHistory(historyRows);
