@@ -125,7 +125,7 @@ async function openPostgres(url: string, options: { migrate?: boolean }): Promis
     await pool.end().catch(() => undefined);
     throw new DatabaseError(`cannot use PostgreSQL at ${describeUrl(url)}: ${explainConnectError(error)}`);
   }
-  const reader = openPostgresReader(pool, countQuery);
+  const reader = openPostgresReader(pool, countQuery, pg.types);
   return { client, reader: { rows: reader.rows, close: () => pool.end() } };
 }
 

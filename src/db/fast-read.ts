@@ -36,9 +36,29 @@ export function openSqliteReader(file: string, onQuery: () => void): FastReader 
   };
 }
 
-/** Queries on the pool Prisma's adapter uses too, so no extra connections are opened. */
-export function openPostgresReader(pool: pg.Pool, onQuery: () => void): FastReader {
+/** PostgreSQL's `timestamp` (without time zone): Prisma writes UTC there. */
+const timestampOid = 1114;
+
+/**
+ * Type parsers for the reader: like pg's, except that zone-less timestamps are read as UTC (pg
+ * would read them in the host's zone, shifting every time on a server not running in UTC).
+ */
+function readerTypes(types: typeof pg.types): pg.CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === timestampOid && format !== 'binary'
+        ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`)
+        : types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
+  };
+}
+
+/**
+ * Queries on the pool Prisma's adapter uses too, so no extra connections are opened. `types` is
+ * the pg module's `types` (passed in so this module loads pg only when PostgreSQL is used).
+ */
+export function openPostgresReader(pool: pg.Pool, onQuery: () => void, types: typeof pg.types): FastReader {
   const texts = new Map<string, string>();
+  const parsers = readerTypes(types);
   return {
     async rows(sql, params = []) {
       let text = texts.get(sql);
@@ -49,7 +69,7 @@ export function openPostgresReader(pool: pg.Pool, onQuery: () => void): FastRead
         texts.set(sql, text);
       }
       onQuery();
-      const result = await pool.query({ text, values: params as unknown[], rowMode: 'array' });
+      const result = await pool.query({ text, values: params as unknown[], rowMode: 'array', types: parsers });
       return result.rows as unknown[][];
     },
     async close() {},

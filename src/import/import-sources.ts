@@ -1,5 +1,6 @@
 import type { EntryFilter, UploadedFile } from './expand-uploads.ts';
 import type { ImportDocument, ImportSource } from './import-document.ts';
+import { parseAirdateExport } from './parse-airdate.ts';
 import { grouveeWantsEntry, parseGrouveeFile } from './parse-grouvee.ts';
 import { parseSimklFile, simklWantsEntry } from './parse-simkl.ts';
 import { parseTraktFile, traktWantsEntry } from './parse-trakt.ts';
@@ -21,16 +22,15 @@ const fileByFile = (wantsEntry: EntryFilter, parseFile: (bytes: Uint8Array, file
   parse: (files) => Array.from(files, (file) => parseFile(file.bytes, file.name)),
 });
 
-/**
- * The sources `POST /api/import/{source}` and the importLibrary mutation take. `airdate` (this
- * service's own export) joins when its parser lands; until then it is an unknown source (404).
- */
+/** The sources `POST /api/import/{source}` and the importLibrary mutation take. */
 export const importParsers: Partial<Record<ImportSource, ImportParser>> = {
   trakt: fileByFile(traktWantsEntry, parseTraktFile),
   simkl: fileByFile(simklWantsEntry, parseSimklFile),
   // TV Time files refer to each other (seen_episode.csv names shows the others give ids for).
   tvtime: { wantsEntry: tvTimeWantsEntry, parse: (files) => parseTvTimeFiles([...files]) },
   grouvee: fileByFile(grouveeWantsEntry, parseGrouveeFile),
+  // This service's own export (one JSON document per file; zipped copies work too).
+  airdate: fileByFile((baseName) => baseName.toLowerCase().endsWith('.json'), parseAirdateExport),
 };
 
 /** The sources with a parser, in a stable order. */

@@ -92,6 +92,14 @@ describe('POST /api/import/{source}', () => {
     expect(await libraryRows(account.id)).toBe(0);
   });
 
+  it('routes the airdate source to its parser: a file that is not an Airdate export is a 400 naming it', async () => {
+    const account = await makeAccount();
+    const response = await upload('/api/import/airdate', account.token, { 'airdate-export-2026-11-21.json': json({ format: 'something-else' }) });
+    expect(response.status).toBe(400);
+    expect(response.json.error).toMatch(/^airdate-export-2026-11-21\.json: /);
+    expect(await libraryRows(account.id)).toBe(0);
+  });
+
   it('413 over AIRDATE_MAX_UPLOAD_MB, 415 without multipart, 401 for ?token=, 404 for an unknown source', async () => {
     const account = await makeAccount();
     expect((await upload('/api/import/trakt', account.token, { 'big.json': new Uint8Array(1024 * 1024 + 1) })).status).toBe(413);
@@ -100,11 +108,9 @@ describe('POST /api/import/{source}', () => {
     const query = await upload('/api/import/trakt', account.token, { 'a.json': json([]) }, { queryToken: true });
     expect(query.status).toBe(401);
     expect(query.json.error).toMatch(/Authorization: Bearer/);
-    for (const source of ['letterboxd', 'airdate']) {
-      const unknown = await upload(`/api/import/${source}`, account.token, { 'a.json': json([]) });
-      expect(unknown.status).toBe(404);
-      expect(Object.keys(unknown.json)).toEqual(['error']);
-    }
+    const unknown = await upload('/api/import/letterboxd', account.token, { 'a.json': json([]) });
+    expect(unknown.status).toBe(404);
+    expect(Object.keys(unknown.json)).toEqual(['error']);
   });
 });
 
