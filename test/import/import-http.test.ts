@@ -115,22 +115,23 @@ describe('POST /api/import/{source}', () => {
 });
 
 describe('GraphQL importLibrary', () => {
-  it('takes files through the GraphQL multipart request and answers errors as data', async () => {
+  it('takes files through the GraphQL multipart request (under the upload limit) and answers errors as data', async () => {
     const account = await makeAccount();
     const query = `mutation Import($files: [File!]!) { importLibrary(source: SIMKL, files: $files) {
       __typename ... on MutationImportLibrarySuccess { data { ok imported { shows movies history } unmatched { kind title } } }
       ... on ImportFileError { message file problem } } }`;
-    const send = async (name: string, content: Uint8Array) => {
+    const post = (name: string, content: Uint8Array) => {
       const form = new FormData();
       form.append('operations', JSON.stringify({ query, variables: { files: [null] } }));
       form.append('map', JSON.stringify({ 0: ['variables.files.0'] }));
       form.append('0', new File([content as BlobPart], name));
-      const response = await app.fetch(new Request('http://airdate.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${account.token}` }, body: form }));
-      return (await response.json()) as any;
+      return app.fetch(new Request('http://airdate.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${account.token}` }, body: form }));
     };
+    const send = async (name: string, content: Uint8Array) => (await (await post(name, content)).json()) as any;
     const backup = { movies: [{ status: 'completed', last_watched_at: '2023-02-01T00:00:00Z', movie: { title: 'Fixture Film', ids: { simkl: 1, tmdb: String(unique()) } } }], anime: [{ status: 'watching', show: { title: 'Anime', ids: { mal: 4 } } }] };
     const ok = await send('SimklBackup.json', json(backup));
     expect(ok.data.importLibrary).toEqual({ __typename: 'MutationImportLibrarySuccess', data: { ok: true, imported: { shows: 0, movies: 1, history: 1 }, unmatched: [{ kind: 'SHOW', title: 'Anime' }] } });
+    expect((await post('big.json', new Uint8Array(1024 * 1024 + 1))).status).toBe(413);
     const bad = await send('broken.json', bytes('{"shows": 3}'));
     expect(bad.data.importLibrary).toEqual({ __typename: 'ImportFileError', message: 'broken.json: "shows" is not a list', file: 'broken.json', problem: '"shows" is not a list' });
   });
