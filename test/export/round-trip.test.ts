@@ -58,6 +58,24 @@ describe('export → import round trip', () => {
     expect(after).toEqual(before);
   });
 
+  it('works over HTTP as a user does it: download, then upload to POST /api/import/airdate', async () => {
+    const { account } = await makeExportLibrary();
+    const file = await download(account.token);
+    const target = await makeAccount();
+    const upload = async () => {
+      const form = new FormData();
+      form.append('file', new File([file as BlobPart], 'airdate-export-2026-11-21.json'));
+      const response = await app.fetch(new Request('http://airdate.test/api/import/airdate', { method: 'POST', headers: { authorization: `Bearer ${target.token}` }, body: form }));
+      return { status: response.status, json: (await response.json()) as any };
+    };
+    const first = await upload();
+    expect(first).toMatchObject({ status: 200, json: { ok: true, imported: { shows: 3, episodes: 5, movies: 2, games: 1, history: 9 }, skipped: [], unmatched: [] } });
+    expect(comparable(await download(target.token))).toEqual(comparable(file));
+    const before = await accountState(target.id);
+    expect((await upload()).json.imported.history).toBe(0);
+    expect(await accountState(target.id)).toEqual(before);
+  });
+
   it('adds no history and no watched change when a file is imported back into the account it came from', async () => {
     const { account } = await makeExportLibrary();
     const file = await download(account.token);
