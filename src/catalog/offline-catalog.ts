@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { expected, externalIdSchema, firstProblem, idsSchema, uniqueIds } from './catalog-file-schema.ts';
 import {
   rankByTitle,
   type CatalogProvider,
@@ -22,34 +23,15 @@ export class CatalogFileError extends Error {
   }
 }
 
-/** Error message for a schema: says "missing" when the key is absent, else what was expected. */
-function expected(what: string) {
-  return (issue: { input?: unknown }) => (issue.input === undefined ? `missing, expected ${what}` : `expected ${what}`);
-}
-
-const maxId = 2_147_483_647; // PostgreSQL's int: the same file must load on both databases
-
-const externalId = z
-  .int({ error: expected('a positive integer') })
-  .min(1, { error: expected('a positive integer') })
-  .max(maxId, { error: `expected a positive integer up to ${maxId}` });
-
 /** `ids` of one kind: only its sources, at least one of them. */
-function idsSchema<Shape extends Partial<Record<CatalogSource, z.ZodOptional<typeof externalId>>>>(shape: Shape) {
+function requiredIds<Shape extends Parameters<typeof idsSchema>[0]>(shape: Shape) {
   const list = Object.keys(shape).join(', ');
-  return z
-    .strictObject(shape, {
-      error: (issue) =>
-        issue.code === 'unrecognized_keys'
-          ? `unknown id ${issue.keys.map((key) => `"${key}"`).join(', ')} (allowed: ${list})`
-          : expected(`an object with ${list}`)(issue),
-    })
-    .refine((ids) => Object.values(ids).some((id) => id !== undefined), { error: `expected at least one of ${list}` });
+  return idsSchema(shape).refine((ids) => Object.values(ids).some((id) => id !== undefined), { error: `expected at least one of ${list}` });
 }
 
-const showIds = idsSchema({ tmdb: externalId.optional(), tvdb: externalId.optional() });
-const movieIds = idsSchema({ tmdb: externalId.optional() });
-const gameIds = idsSchema({ igdb: externalId.optional() });
+const showIds = requiredIds({ tmdb: externalIdSchema.optional(), tvdb: externalIdSchema.optional() });
+const movieIds = requiredIds({ tmdb: externalIdSchema.optional() });
+const gameIds = requiredIds({ igdb: externalIdSchema.optional() });
 
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -122,22 +104,6 @@ function titleSchema(kind: 'movie' | 'game') {
   );
 }
 
-/** Refuses two items of one kind sharing an external id: which one wins would be a guess. */
-function uniqueIds(items: { ids: Partial<Record<CatalogSource, number | undefined>> }[], context: z.RefinementCtx, key: string) {
-  const owners = new Map<string, number>();
-  items.forEach((item, index) => {
-    for (const [source, id] of Object.entries(item.ids)) {
-      if (id === undefined) continue;
-      const owner = owners.get(`${source}:${id}`);
-      if (owner === undefined) owners.set(`${source}:${id}`, index);
-      else {
-        const message = `${source} id ${id} is already used by ${key}[${owner}]`;
-        context.addIssue({ code: 'custom', path: [key, index, 'ids', source], message });
-      }
-    }
-  });
-}
-
 const catalogFileSchema = z
   .strictObject(
     {
@@ -167,13 +133,6 @@ export interface OfflineCatalog {
   records: CatalogRecord[];
 }
 
-/** `shows[2].episodes[0].air_date` from zod's path. */
-function formatPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`))
-    .join('');
-}
-
 /**
  * Validates already-parsed JSON as an offline catalog; `path` only names the source in errors.
  * Throws CatalogFileError with the first problem and its JSON path.
@@ -181,9 +140,7 @@ function formatPath(path: readonly PropertyKey[]): string {
 export function parseOfflineCatalog(data: unknown, path: string): OfflineCatalog {
   const parsed = catalogFileSchema.safeParse(data);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `${formatPath(issue.path)}: ` : '';
-    throw new CatalogFileError(path, `${where}${issue?.message ?? 'invalid catalog'}`);
+    throw new CatalogFileError(path, firstProblem(parsed.error, 'invalid catalog'));
   }
   const { shows, movies, games } = parsed.data;
   const records: CatalogRecord[] = [

@@ -18,6 +18,7 @@ export interface ExportWatchEvent {
   at: string;
 }
 
+/** An episode inside its show, with the account's state and history of it. */
 export interface ExportEpisode {
   season: number;
   number: number;
@@ -29,6 +30,7 @@ export interface ExportEpisode {
   history: ExportWatchEvent[];
 }
 
+/** A show with the account's flags and every episode the catalog holds for it. */
 export interface ExportShow {
   /** Only the ids the show has: `tmdb`, `tvdb`. */
   ids: ExternalIds;
@@ -53,13 +55,14 @@ export interface ExportTitle {
   history: ExportWatchEvent[];
 }
 
+/** The account's settings, for reference (an import does not apply them). */
 export interface ExportAccount {
   name: string;
   timezone: string;
   webhookUrl: string | null;
 }
 
-/** Everything before the item lists. */
+/** Everything before the item lists (key order is the document's). */
 export interface ExportHead {
   format: typeof exportFormat;
   version: typeof exportVersion;
@@ -67,6 +70,7 @@ export interface ExportHead {
   account: ExportAccount;
 }
 
+/** The whole document, as `collectExport` builds it and the download streams it. */
 export interface ExportDocument extends ExportHead {
   shows: ExportShow[];
   movies: ExportTitle[];

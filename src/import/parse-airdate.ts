@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import type { CatalogSource } from '../catalog/provider.ts';
+import { expected, externalIdSchema, firstProblem, idsSchema, uniqueIds } from '../catalog/catalog-file-schema.ts';
 import { exportFormat, exportVersion } from '../export/export-format.ts';
 import { isValidLocalDate } from '../feeds/dates.ts';
 import { ImportFileError, type ImportDocument, type ImportSkip, type ImportWatchEvent } from './import-document.ts';
+import { parseJsonFile } from './parse-helpers.ts';
 
 /**
  * The `airdate` import source: this service's own export (docs/export-format.md). The file states
@@ -10,20 +11,6 @@ import { ImportFileError, type ImportDocument, type ImportSkip, type ImportWatch
  * restores an account rather than guessing. Items may carry extra fields (a later minor change
  * stays readable); `ids` may not, because a typo there would silently lose the item.
  */
-
-/** "missing, expected …" when the key is absent, else "expected …". */
-const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? `missing, expected ${what}` : `expected ${what}`);
-
-const maxId = 2_147_483_647;
-const externalId = z.int({ error: expected('a positive integer') }).min(1, { error: 'expected a positive integer' }).max(maxId, { error: `expected at most ${maxId}` });
-
-/** `ids` of one kind: only its sources (possibly none: such an item is skipped, not refused). */
-function idsSchema<Shape extends Partial<Record<CatalogSource, z.ZodOptional<typeof externalId>>>>(shape: Shape) {
-  const list = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown id ${issue.keys.map((key) => `"${key}"`).join(', ')} (allowed: ${list})` : expected(`an object with ${list}`)(issue)),
-  });
-}
 
 const text = (what: string) => z.string({ error: expected(what) });
 const nullableText = text('a string or null').nullish().transform((value) => value ?? null);
@@ -63,7 +50,7 @@ const episodeSchema = z.object(
 const itemFields = { title: text('a non-empty string').min(1, { error: 'expected a non-empty string' }), poster: nullableText, overview: nullableText, followed: flag.optional() };
 
 const showSchema = z
-  .object({ ids: idsSchema({ tmdb: externalId.optional(), tvdb: externalId.optional() }), ...itemFields, archived: flag.optional(), episodes: z.array(episodeSchema, { error: expected('an array of episodes') }).default([]) }, { error: expected('a show object') })
+  .object({ ids: idsSchema({ tmdb: externalIdSchema.optional(), tvdb: externalIdSchema.optional() }), ...itemFields, archived: flag.optional(), episodes: z.array(episodeSchema, { error: expected('an array of episodes') }).default([]) }, { error: expected('a show object') })
   .superRefine((show, context) => {
     const seen = new Map<string, number>();
     show.episodes.forEach((episode, index) => {
@@ -75,22 +62,9 @@ const showSchema = z
 
 const titleSchema = (kind: 'movie' | 'game') =>
   z.object(
-    { ids: kind === 'movie' ? idsSchema({ tmdb: externalId.optional() }) : idsSchema({ igdb: externalId.optional() }), ...itemFields, releaseDate: date, watched: flag.optional(), history: historySchema },
+    { ids: kind === 'movie' ? idsSchema({ tmdb: externalIdSchema.optional() }) : idsSchema({ igdb: externalIdSchema.optional() }), ...itemFields, releaseDate: date, watched: flag.optional(), history: historySchema },
     { error: expected(`a ${kind} object`) },
   );
-
-/** Two items of one kind with a shared id would be merged by the import; refusing says which. */
-function refuseSharedIds(items: { ids: Partial<Record<CatalogSource, number | undefined>> }[], context: z.RefinementCtx, key: string): void {
-  const owners = new Map<string, number>();
-  items.forEach((item, index) => {
-    for (const [source, id] of Object.entries(item.ids)) {
-      if (id === undefined) continue;
-      const owner = owners.get(`${source}:${id}`);
-      if (owner === undefined) owners.set(`${source}:${id}`, index);
-      else context.addIssue({ code: 'custom', path: [key, index, 'ids', source], message: `${source} id ${id} is already used by ${key}[${owner}]` });
-    }
-  });
-}
 
 const list = <T extends z.ZodType>(item: T, what: string) => z.array(item, { error: expected(`an array of ${what}`) }).default([]);
 
@@ -109,30 +83,10 @@ const exportSchema = z
     { error: expected('a JSON object (an Airdate export)') },
   )
   .superRefine((file, context) => {
-    refuseSharedIds(file.shows, context, 'shows');
-    refuseSharedIds(file.movies, context, 'movies');
-    refuseSharedIds(file.games, context, 'games');
+    uniqueIds(file.shows, context, 'shows');
+    uniqueIds(file.movies, context, 'movies');
+    uniqueIds(file.games, context, 'games');
   });
-
-/** `shows[2].episodes[0].season` from zod's path. */
-function formatPath(path: readonly PropertyKey[]): string {
-  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`)).join('');
-}
-
-function readJson(bytes: Uint8Array, fileName: string): unknown {
-  let source: string;
-  try {
-    source = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    throw new ImportFileError(fileName, 'not UTF-8 text (an Airdate export is a JSON file)');
-  }
-  if (source.trim() === '') throw new ImportFileError(fileName, 'the file is empty');
-  try {
-    return JSON.parse(source);
-  } catch (error) {
-    throw new ImportFileError(fileName, `not valid JSON (${(error as Error).message})`);
-  }
-}
 
 /**
  * The watched state to carry: as the file states it, except that "not watched" with no history
@@ -149,12 +103,8 @@ const statedWatched = (watched: boolean | undefined, history: ImportWatchEvent[]
  *   (`shows[3].episodes[2].season: expected an integer ≥ 0`).
  */
 export function parseAirdateExport(bytes: Uint8Array, fileName: string): ImportDocument {
-  const parsed = exportSchema.safeParse(readJson(bytes, fileName));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `${formatPath(issue.path)}: ` : '';
-    throw new ImportFileError(fileName, `${where}${issue?.message ?? 'invalid export'}`);
-  }
+  const parsed = exportSchema.safeParse(parseJsonFile(bytes, fileName));
+  if (!parsed.success) throw new ImportFileError(fileName, firstProblem(parsed.error, 'invalid export'));
   const document: ImportDocument = { source: 'airdate', fileName, shows: [], titles: [], skipped: [] };
   const skip = (kind: string, title: string, sources: string): ImportSkip => ({ item: `${kind} "${title}"`, reason: `no ${sources} id` });
   for (const show of parsed.data.shows) {

@@ -84,9 +84,9 @@ describe('parseAirdateExport', () => {
       change(file);
       return file;
     };
-    expect(problem('{"format": "airdate-export",', 'mine.json')).toMatch(/^mine\.json: not valid JSON/);
-    expect(problem(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]))).toBe('export.json: not UTF-8 text (an Airdate export is a JSON file)');
-    expect(problem('  ')).toBe('export.json: the file is empty');
+    expect(problem('{"format": "airdate-export",', 'mine.json')).toMatch(/^mine\.json: is not valid JSON/);
+    expect(problem(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]))).toBe('export.json: is not UTF-8 text');
+    expect(problem('  ')).toMatch(/^export\.json: is not valid JSON/);
     expect(problem([1, 2])).toBe('export.json: expected a JSON object (an Airdate export)');
     expect(problem({ movies: [] })).toBe('export.json: format: missing: expected "airdate-export" (is this an Airdate export?)');
     expect(problem(broken((file) => (file.format = 'trakt')))).toBe('export.json: format: "trakt": expected "airdate-export" (is this an Airdate export?)');
@@ -105,7 +105,7 @@ describe('parseAirdateExport', () => {
     expect(problem(broken((file) => (file.shows[1].ids = { tmdb: 11 })))).toBe('export.json: shows[1].ids.tmdb: tmdb id 11 is already used by shows[0]');
     expect(problem(broken((file) => (file.movies[0].ids = { igdb: 5 })))).toBe('export.json: movies[0].ids: unknown id "igdb" (allowed: tmdb)');
     expect(problem(broken((file) => (file.games[0].ids.igdb = -3)))).toBe('export.json: games[0].ids.igdb: expected a positive integer');
-    expect(problem(broken((file) => (file.games[0].ids.igdb = 2 ** 31)))).toBe('export.json: games[0].ids.igdb: expected at most 2147483647');
+    expect(problem(broken((file) => (file.games[0].ids.igdb = 2 ** 31)))).toBe('export.json: games[0].ids.igdb: expected a positive integer up to 2147483647');
     expect(problem(broken((file) => (file.movies[0].title = '')))).toBe('export.json: movies[0].title: expected a non-empty string');
     expect(problem(broken((file) => (file.movies[0].followed = 1)))).toBe('export.json: movies[0].followed: expected true or false');
     expect(problem(broken((file) => (file.shows[2] = null)))).toBe('export.json: shows[2]: expected a show object');

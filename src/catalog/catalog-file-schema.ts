@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import type { CatalogSource } from './provider.ts';
+
+/**
+ * Zod pieces shared by the files Airdate reads whose items are keyed by catalog ids: the offline
+ * catalog (offline-catalog.ts) and the Airdate export (src/import/parse-airdate.ts). One wording
+ * of their messages, one rule for ids.
+ */
+
+/** Error message for a schema: says "missing" when the key is absent, else what was expected. */
+export function expected(what: string) {
+  return (issue: { input?: unknown }) => (issue.input === undefined ? `missing, expected ${what}` : `expected ${what}`);
+}
+
+/** Largest external id: PostgreSQL's int, so the same file loads on both databases. */
+const maxId = 2_147_483_647;
+
+/** One external id: a positive 32-bit integer. */
+export const externalIdSchema = z
+  .int({ error: expected('a positive integer') })
+  .min(1, { error: expected('a positive integer') })
+  .max(maxId, { error: `expected a positive integer up to ${maxId}` });
+
+/**
+ * `ids` of one kind: only its sources (an unknown key is refused: a misspelt id would silently
+ * lose the item), possibly none of them; callers that need one add a refinement.
+ */
+export function idsSchema<Shape extends Partial<Record<CatalogSource, z.ZodOptional<typeof externalIdSchema>>>>(shape: Shape) {
+  const list = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown id ${issue.keys.map((key) => `"${key}"`).join(', ')} (allowed: ${list})`
+        : expected(`an object with ${list}`)(issue),
+  });
+}
+
+/** Refuses two items of one kind sharing an external id: which one wins would be a guess. */
+export function uniqueIds(items: { ids: Partial<Record<CatalogSource, number | undefined>> }[], context: z.RefinementCtx, key: string): void {
+  const owners = new Map<string, number>();
+  items.forEach((item, index) => {
+    for (const [source, id] of Object.entries(item.ids)) {
+      if (id === undefined) continue;
+      const owner = owners.get(`${source}:${id}`);
+      if (owner === undefined) owners.set(`${source}:${id}`, index);
+      else {
+        const message = `${source} id ${id} is already used by ${key}[${owner}]`;
+        context.addIssue({ code: 'custom', path: [key, index, 'ids', source], message });
+      }
+    }
+  });
+}
+
+/** `shows[2].episodes[0].air_date` from zod's path. */
+function formatPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`))
+    .join('');
+}
+
+/** The first problem of a failed parse, prefixed with its JSON path when it has one. */
+export function firstProblem(error: z.ZodError, fallback: string): string {
+  const issue = error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${formatPath(issue.path)}: ` : '';
+  return `${where}${issue?.message ?? fallback}`;
+}
