@@ -90,13 +90,16 @@ async function* exportText(head: ExportHead, accountId: number): AsyncGenerator<
   yield '}\n';
 }
 
+/** Ends a download whose reads failed; the unfinished document before it can never parse. */
+export const failureTrailer = '\n{"error":"the export failed while it was being sent: this file is incomplete, export again"}\n';
+
 /** Bytes per stream chunk: large enough that chunk overhead vanishes, small enough to stay flat. */
 const chunkBytes = 64 * 1024;
 
 export interface StreamExportProps {
   head: ExportHead;
   accountId: number;
-  /** Called with a failure after the response started (the download is then cut off). */
+  /** Called with a failure after the response started (the body then ends with `failureTrailer`). */
   onError: (error: unknown) => void;
 }
 
@@ -123,8 +126,12 @@ export function streamExportBody(props: StreamExportProps): ReadableStream<Uint8
           text += next.value;
         }
       } catch (error) {
+        // The status line is out already. Erroring the stream would leave the server adapter's
+        // response open (the client would wait for ever), so the body ends here with a line that
+        // keeps the file from parsing as JSON and says why.
         props.onError(error);
-        controller.error(error);
+        controller.enqueue(encoder.encode(`${text}${failureTrailer}`));
+        controller.close();
         return;
       }
       controller.enqueue(encoder.encode(text));

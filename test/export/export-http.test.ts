@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createServerAdapter } from '@whatwg-node/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { db, queryCounter } from '../../src/db/client.ts';
-import { collectExport } from '../../src/services/export.ts';
+import { db, fastReader, queryCounter } from '../../src/db/client.ts';
+import { collectExport, failureTrailer } from '../../src/services/export.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { call } from '../support/http.ts';
@@ -10,6 +13,7 @@ const { app } = await useTestApp();
 
 afterEach(() => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
 });
 
 describe('GET /api/export', () => {
@@ -98,5 +102,35 @@ describe('GET /api/export streaming', () => {
     expect(document.shows.reduce((sum: number, show: any) => sum + show.episodes.length, 0)).toBe(6_000);
     const collected = await collectExport({ accountId: account.id });
     expect({ ...document, exportedAt: collected.exportedAt }).toEqual(collected);
+  });
+});
+
+describe('GET /api/export failing midway', () => {
+  it('ends the body with a line that keeps it from parsing, over real HTTP, and logs the failure', async () => {
+    const account = await makeLargeLibrary(300, 5);
+    const server = createServer(createServerAdapter((request: Request) => app.fetch(request)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const logged = vi.spyOn(app.logger, 'error').mockImplementation(() => undefined);
+    const reader = fastReader();
+    const rows = reader.rows.bind(reader);
+    let episodeReads = 0;
+    // The first batch of shows (100 of 300) reads fine; the second batch's episodes do not.
+    vi.spyOn(reader, 'rows').mockImplementation(async (sql, params) => {
+      if (sql.startsWith('SELECT "id", "showId", "season"') && ++episodeReads === 2) throw new Error('disk gone');
+      return rows(sql, params);
+    });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const response = await fetch(`http://127.0.0.1:${port}/api/export`, { headers: { authorization: `Bearer ${account.token}` }, signal: AbortSignal.timeout(10_000) });
+      expect(response.status).toBe(200);
+      const body = await response.text();
+      expect(body.endsWith(failureTrailer)).toBe(true);
+      expect(body).toContain('"title":"Large 99"');
+      expect(body).not.toContain('"title":"Large 100"');
+      expect(() => JSON.parse(body)).toThrow();
+      expect(logged).toHaveBeenCalledWith(expect.stringMatching(/^export of account \d+ failed while streaming$/), expect.objectContaining({ message: 'disk gone' }));
+    } finally {
+      server.close();
+    }
   });
 });
