@@ -18,10 +18,12 @@ const render = (events: IcsEvent[], name = 'Airdate — alice') => renderIcs({ n
 /**
  * node-ical unescapes with one replacement after another, so it reads an escaped backslash
  * followed by `n` (`\\n`, a literal backslash and the letter n) as a backslash and a line break,
- * and it strips double quotes around a whole value. ical.js reads both as RFC 5545 says; the
- * round trips below check ical.js on every title and node-ical on the titles it can read.
+ * it strips double quotes around a whole value, and it splits lines on U+2028 and U+2029 (line
+ * and paragraph separators, which RFC 5545 text may hold as they are), losing the property.
+ * ical.js reads all three as RFC 5545 says; the round trips below check ical.js on every title
+ * and node-ical on the titles it can read.
  */
-const nodeIcalReadsExactly = (text: string) => !/\\[nN]/.test(text) && !/^".*"$/s.test(text);
+const nodeIcalReadsExactly = (text: string) => !/\\[nN]/.test(text) && !/^".*"$/s.test(text) && !/[\u2028\u2029]/.test(text);
 
 describe('renderIcs', () => {
   it('writes all-day events with an exclusive end, the stamp and the pinned calendar properties', () => {
@@ -120,5 +122,8 @@ describe('renderIcs', () => {
     expect(parseWithIcalJs(text).events[0]).toMatchObject({ summary: 'C:\\new', description: '"quoted"' });
     expect(text).toContain('SUMMARY:C:\\\\new\r\n');
     expect(parseWithNodeIcal(text).events[0]).toMatchObject({ summary: 'C:\\\new', description: 'quoted' });
+    const separator = render([event({ summary: 'a\u2028b' })]).body.toString('utf8');
+    expect(parseWithIcalJs(separator).events[0]!.summary).toBe('a\u2028b');
+    expect(parseWithNodeIcal(separator).events[0]!.summary).not.toBe('a\u2028b');
   });
 });
