@@ -5,16 +5,17 @@ export function isMultipart(request: Request): boolean {
   return (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
 }
 
-const tooLarge = (maxBytes: number) => new HttpError(413, `upload is larger than ${Math.floor(maxBytes / (1024 * 1024))} MB`);
+const tooLargeUpload = (maxBytes: number) => new HttpError(413, `upload is larger than ${Math.floor(maxBytes / (1024 * 1024))} MB`);
 
 /**
- * The request body as bytes, refusing more than `maxBytes` with 413: a declared Content-Length over
- * it is refused before reading, and a streamed body is cut off as soon as it passes the limit, so
- * at most `maxBytes` are ever held.
+ * The request body as bytes, refusing more than `maxBytes` with 413 (`tooLargeMessage`): a declared
+ * Content-Length over it is refused before reading, and a streamed body is cut off as soon as it
+ * passes the limit, so at most `maxBytes` are ever held.
  */
-export async function readCappedBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readCappedBody(request: Request, maxBytes: number, tooLargeMessage?: string): Promise<Uint8Array> {
+  const tooLarge = () => (tooLargeMessage === undefined ? tooLargeUpload(maxBytes) : new HttpError(413, tooLargeMessage));
   const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (declared > maxBytes) throw tooLarge();
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -25,7 +26,7 @@ export async function readCappedBody(request: Request, maxBytes: number): Promis
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw tooLarge(maxBytes);
+      throw tooLarge();
     }
     chunks.push(value);
   }
