@@ -1,5 +1,6 @@
 import { InputError } from '../errors.ts';
-import { isCalendarDate, type OfflineCatalogFile } from './offline-catalog.ts';
+import { isValidLocalDate } from '../feeds/dates.ts';
+import type { OfflineCatalogFile } from './offline-catalog.ts';
 
 /**
  * A demo offline catalog with dates around `today`, so a new user sees a populated feed (up next,
@@ -54,7 +55,7 @@ function dailyEpisodes(today: string): DemoEpisode[] {
  * catalog, so re-running the command and syncing changes nothing.
  */
 export function buildDemoCatalog(today: string): OfflineCatalogFile {
-  if (!isCalendarDate(today)) throw new InputError(`expected a YYYY-MM-DD date, got "${today}"`, 'today');
+  if (!isValidLocalDate(today)) throw new InputError(`expected a YYYY-MM-DD date, got "${today}"`, 'today');
   return {
     shows: [
       {

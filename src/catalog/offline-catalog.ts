@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { expected, externalIdSchema, firstProblem, idsSchema, uniqueIds } from './catalog-file-schema.ts';
+import { isValidLocalDate } from '../feeds/dates.ts';
 import {
   rankByTitle,
   type CatalogProvider,
@@ -33,20 +34,9 @@ const showIds = requiredIds({ tmdb: externalIdSchema.optional(), tvdb: externalI
 const movieIds = requiredIds({ tmdb: externalIdSchema.optional() });
 const gameIds = requiredIds({ igdb: externalIdSchema.optional() });
 
-const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** True for `YYYY-MM-DD` naming a real day (no 2026-02-30). */
-export function isCalendarDate(text: string): boolean {
-  const match = datePattern.exec(text);
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
 const dateOrNull = z
   .string({ error: expected('YYYY-MM-DD or null') })
-  .refine(isCalendarDate, { error: (issue) => `expected YYYY-MM-DD or null ("${String(issue.input)}" is not a calendar date)` })
+  .refine(isValidLocalDate, { error: (issue) => `expected YYYY-MM-DD or null ("${String(issue.input)}" is not a calendar date)` })
   .nullable();
 
 const title = z.string({ error: expected('a non-empty string') }).trim().min(1, { error: 'expected a non-empty string' });

@@ -2,6 +2,7 @@ import { db } from '../db/client.ts';
 import { ConflictError, InputError, NotFoundError } from '../errors.ts';
 import type { Account } from '../generated/prisma/client.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
+import { canonicalTimeZone } from '../feeds/dates.ts';
 
 /** What the command line prints and other tools read about an account. */
 export interface PresentedAccount {
@@ -27,7 +28,7 @@ export async function createAccount(props: {
   timezone?: string;
 }): Promise<Account> {
   const name = normaliseName(props.name);
-  const timezone = canonicalTimeZone(props.timezone ?? 'UTC');
+  const timezone = canonicalZoneOrFail(props.timezone ?? 'UTC');
   try {
     return await db().account.create({ data: { name, timezone } });
   } catch (error) {
@@ -64,7 +65,7 @@ export async function updateAccount(props: {
   const account = await findAccountByName(props.name);
   const changes: { timezone?: string; webhookUrl?: string | null } = {};
   if (props.timezone !== undefined) {
-    const timezone = canonicalTimeZone(props.timezone);
+    const timezone = canonicalZoneOrFail(props.timezone);
     if (timezone !== account.timezone) changes.timezone = timezone;
   }
   if (props.webhookUrl !== undefined) {
@@ -92,17 +93,11 @@ function normaliseName(raw: string): string {
   return name;
 }
 
-/**
- * The canonical spelling of an IANA time zone (`europe/paris` → `Europe/Paris`), or InputError.
- * Local on purpose: src/feeds/dates.ts will hold the shared `isValidTimeZone`.
- */
-function canonicalTimeZone(timeZone: string): string {
-  const trimmed = timeZone.trim();
-  try {
-    return new Intl.DateTimeFormat(undefined, { timeZone: trimmed }).resolvedOptions().timeZone;
-  } catch {
-    throw new InputError(`unknown time zone "${timeZone}": use an IANA name such as Europe/Paris`, 'timezone');
-  }
+/** The canonical spelling of an IANA time zone (`europe/paris` → `Europe/Paris`), or InputError. */
+function canonicalZoneOrFail(timeZone: string): string {
+  const canonical = canonicalTimeZone(timeZone.trim());
+  if (canonical === null) throw new InputError(`unknown time zone "${timeZone}": use an IANA name such as Europe/Paris`, 'timezone');
+  return canonical;
 }
 
 /** "" clears the webhook; anything else must be an absolute http(s) URL. */
