@@ -23,7 +23,8 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-bench-'));
 // BENCH_DATABASE_URL=postgres://… runs it on PostgreSQL (an empty database; it is filled, not cleaned).
-const config = loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', DATABASE_URL: process.env.BENCH_DATABASE_URL });
+// The load generator is one account far over any sane rate: the limit is off here.
+const config = loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', AIRDATE_RATE_LIMIT_PER_MINUTE: '0', DATABASE_URL: process.env.BENCH_DATABASE_URL });
 const app = await createApp(config);
 const account = await createAccount({ name: 'bench', timezone: 'UTC' });
 const token = await showToken({ accountId: account.id });

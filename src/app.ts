@@ -18,6 +18,7 @@ import { schema } from './schema/index.ts';
 import { createCatalogProviders } from './catalog/providers.ts';
 import { createCatalogService } from './services/catalog.ts';
 import { flushTokenUsageWrites } from './services/tokens.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
 
 /** The whole server, built without listening: tests call `fetch` in-process. */
 export interface App {
@@ -61,6 +62,14 @@ export async function createApp(config: Config): Promise<App> {
     context: ({ account }): GraphQLContext => ({ account, services, source: 'graphql' }),
   });
 
+  const limiter = createRateLimiter(config.limits.requestsPerMinute);
+  /** The one way in for token-carrying requests: authenticated, then counted against the account's rate. */
+  const authenticate = async (request: Request, url: URL, placement: TokenPlacement) => {
+    const account = await authenticateRequest(request, url, placement);
+    limiter.take(account.id);
+    return account;
+  };
+
   const machine = createMachineHandlers({ schema, logger, maxJsonBytes: config.limits.maxJsonBytes });
   const routes = new Map<string, Route>([
     ['/api/machine/summary', { auth: 'header-or-query', methods: { GET: machine.summary } }],
@@ -87,7 +96,7 @@ export async function createApp(config: Config): Promise<App> {
       const allow = Object.keys(found.methods).join(', ');
       throw new HttpError(405, `method ${request.method} is not allowed here; use ${allow}`, { allow });
     }
-    const account = await authenticateRequest(request, url, found.auth);
+    const account = await authenticate(request, url, found.auth);
     const response = await handler(request, { account, services, source: 'api' });
     return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
   }
@@ -95,7 +104,7 @@ export async function createApp(config: Config): Promise<App> {
   async function graphql(request: Request, url: URL): Promise<Response> {
     const wantsPage = request.method === 'GET' && !url.searchParams.has('query') && (request.headers.get('accept') ?? '').includes('text/html');
     if (wantsPage) return yoga.fetch(request, {} as { account: GraphQLContext['account'] });
-    const account = await authenticateRequest(request, url, 'header-only');
+    const account = await authenticate(request, url, 'header-only');
     // Uploads (the importLibrary mutation) are read under the upload limit before Yoga parses them.
     const bounded = isMultipart(request) ? await cappedRequest(request, config.limits.maxUploadBytes) : request;
     return yoga.fetch(bounded, { account });

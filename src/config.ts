@@ -32,6 +32,7 @@ const environmentSchema = z.object({
   AIRDATE_CATALOG_FILE: optionalText,
   AIRDATE_MAX_JSON_KB: z.coerce.number().int().min(1).max(1024 * 1024).default(256),
   AIRDATE_MAX_UPLOAD_MB: z.coerce.number().int().min(1).max(10 * 1024).default(50),
+  AIRDATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(600),
   AIRDATE_LOG_LEVEL: z.enum(logLevels).default('info'),
 });
 
@@ -43,7 +44,8 @@ export interface Config {
   /** 32-byte key for AES-256-GCM; undefined means "use or create the key file in dataDir". */
   secretKey: Buffer | undefined;
   catalogFile: string | undefined;
-  limits: { maxJsonBytes: number; maxUploadBytes: number };
+  /** `requestsPerMinute`: per account on this server instance; 0 turns the limit off. */
+  limits: { maxJsonBytes: number; maxUploadBytes: number; requestsPerMinute: number };
   logLevel: LogLevel;
 }
 
@@ -64,6 +66,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     limits: {
       maxJsonBytes: values.AIRDATE_MAX_JSON_KB * 1024,
       maxUploadBytes: values.AIRDATE_MAX_UPLOAD_MB * 1024 * 1024,
+      requestsPerMinute: values.AIRDATE_RATE_LIMIT_PER_MINUTE,
     },
     logLevel: values.AIRDATE_LOG_LEVEL,
   };
