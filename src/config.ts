@@ -12,10 +12,18 @@ export class ConfigError extends Error {
 const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
+const roles = ['web', 'worker', 'all'] as const;
+export type Role = (typeof roles)[number];
+
 const optionalText = z
   .string()
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+const httpUrl = z
+  .string()
+  .refine((value) => /^https?:\/\/[^\s]+$/.test(value), 'must be an http:// or https:// URL')
+  .transform((value) => value.replace(/\/+$/, ''));
 
 const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -34,6 +42,24 @@ const environmentSchema = z.object({
   AIRDATE_MAX_UPLOAD_MB: z.coerce.number().int().min(1).max(10 * 1024).default(50),
   AIRDATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(600),
   AIRDATE_LOG_LEVEL: z.enum(logLevels).default('info'),
+  TMDB_API_KEY: optionalText,
+  TVDB_API_KEY: optionalText,
+  TVDB_PIN: optionalText,
+  IGDB_CLIENT_ID: optionalText,
+  IGDB_CLIENT_SECRET: optionalText,
+  AIRDATE_TMDB_URL: httpUrl.default('https://api.themoviedb.org/3'),
+  AIRDATE_TMDB_IMAGE_URL: httpUrl.default('https://image.tmdb.org/t/p/w500'),
+  AIRDATE_TVDB_URL: httpUrl.default('https://api4.thetvdb.com/v4'),
+  AIRDATE_IGDB_URL: httpUrl.default('https://api.igdb.com/v4'),
+  AIRDATE_TWITCH_TOKEN_URL: httpUrl.default('https://id.twitch.tv/oauth2/token'),
+  AIRDATE_ROLE: z.enum(roles).default('all'),
+  AIRDATE_MONGODB_URL: optionalText.refine(
+    (value) => value === undefined || /^mongodb(\+srv)?:\/\//.test(value),
+    'must start with mongodb:// or mongodb+srv://',
+  ),
+  AIRDATE_JOB_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(2000),
+  AIRDATE_WEBHOOK_ALLOWED_HOSTS: z.string().default('external,private'),
+  AIRDATE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
 });
 
 /** The server's whole configuration, parsed once from the environment. */
@@ -47,6 +73,25 @@ export interface Config {
   /** `requestsPerMinute`: per account on this server instance; 0 turns the limit off. */
   limits: { maxJsonBytes: number; maxUploadBytes: number; requestsPerMinute: number };
   logLevel: LogLevel;
+  /** External catalogs; a catalog is present only when its keys are set. Base URLs have no trailing slash. */
+  catalogs: {
+    tmdb: { apiKey: string; baseUrl: string; imageBaseUrl: string } | undefined;
+    tvdb: { apiKey: string; pin: string | undefined; baseUrl: string } | undefined;
+    igdb: { clientId: string; clientSecret: string; baseUrl: string; tokenUrl: string } | undefined;
+  };
+  jobs: {
+    /** web: HTTP only; worker: jobs only; all: both. */
+    role: Role;
+    /** Agenda runs on MongoDB when set, else on the application's database. */
+    mongodbUrl: string | undefined;
+    /** How often a worker looks for due jobs it was not told about. */
+    pollMs: number;
+  };
+  webhooks: {
+    /** AIRDATE_WEBHOOK_ALLOWED_HOSTS as written (parsed by src/webhooks/target-policy.ts). */
+    allowedHosts: string;
+    timeoutMs: number;
+  };
 }
 
 /** Parses `env` (normally `process.env`); throws ConfigError naming every bad variable. */
@@ -69,6 +114,27 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       requestsPerMinute: values.AIRDATE_RATE_LIMIT_PER_MINUTE,
     },
     logLevel: values.AIRDATE_LOG_LEVEL,
+    catalogs: {
+      tmdb:
+        values.TMDB_API_KEY === undefined
+          ? undefined
+          : { apiKey: values.TMDB_API_KEY, baseUrl: values.AIRDATE_TMDB_URL, imageBaseUrl: values.AIRDATE_TMDB_IMAGE_URL },
+      tvdb:
+        values.TVDB_API_KEY === undefined
+          ? undefined
+          : { apiKey: values.TVDB_API_KEY, pin: values.TVDB_PIN, baseUrl: values.AIRDATE_TVDB_URL },
+      igdb:
+        values.IGDB_CLIENT_ID === undefined || values.IGDB_CLIENT_SECRET === undefined
+          ? undefined
+          : {
+              clientId: values.IGDB_CLIENT_ID,
+              clientSecret: values.IGDB_CLIENT_SECRET,
+              baseUrl: values.AIRDATE_IGDB_URL,
+              tokenUrl: values.AIRDATE_TWITCH_TOKEN_URL,
+            },
+    },
+    jobs: { role: values.AIRDATE_ROLE, mongodbUrl: values.AIRDATE_MONGODB_URL, pollMs: values.AIRDATE_JOB_POLL_MS },
+    webhooks: { allowedHosts: values.AIRDATE_WEBHOOK_ALLOWED_HOSTS, timeoutMs: values.AIRDATE_WEBHOOK_TIMEOUT_MS },
   };
 }
 
