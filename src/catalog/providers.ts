@@ -2,17 +2,22 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import { syncOfflineCatalog } from '../services/catalog.ts';
+import { createIgdbProvider } from './igdb-provider.ts';
 import { createOfflineProvider } from './offline-catalog.ts';
 import type { CatalogProvider } from './provider.ts';
+import { createTmdbProvider } from './tmdb-provider.ts';
+import { createTvdbProvider } from './tvdb-provider.ts';
 
 /** Where `demo-catalog` writes by default, and where the server looks when no file is configured. */
 export const defaultCatalogFile = (config: Config): string => path.join(config.dataDir, 'catalog.json');
 
 /**
- * The catalog providers `config` asks for, in priority order. The offline catalog is
- * `AIRDATE_CATALOG_FILE`, or `<data folder>/catalog.json` when that variable is unset and the
- * file exists. It is read and stored whole at start, so its items have database ids before the
- * first request; an invalid file throws CatalogFileError (naming the path and the problem).
+ * The catalog providers `config` asks for, in priority order: the offline catalog, then TMDB,
+ * TheTVDB and IGDB when their keys are set (TMDB before TheTVDB, so a show both know takes
+ * TMDB's fields and episode numbering). The offline catalog is `AIRDATE_CATALOG_FILE`, or
+ * `<data folder>/catalog.json` when that variable is unset and the file exists. It is read and
+ * stored whole at start, so its items have database ids before the first request; an invalid
+ * file throws CatalogFileError (naming the path and the problem).
  */
 export async function createCatalogProviders(config: Config): Promise<CatalogProvider[]> {
   const providers: CatalogProvider[] = [];
@@ -23,5 +28,9 @@ export async function createCatalogProviders(config: Config): Promise<CatalogPro
     await syncOfflineCatalog(offline);
     providers.push(offline);
   }
+  const { tmdb, tvdb, igdb } = config.catalogs;
+  if (tmdb) providers.push(createTmdbProvider(tmdb));
+  if (tvdb) providers.push(createTvdbProvider(tvdb));
+  if (igdb) providers.push(createIgdbProvider(igdb));
   return providers;
 }

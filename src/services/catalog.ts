@@ -46,6 +46,17 @@ export interface CatalogService {
   search(query: string, kind?: MediaKind): Promise<StoredCatalogItem[]>;
   /** Refreshes every stored item from every provider (and lists self-enumerating ones whole). */
   refreshAll(): Promise<RefreshSummary>;
+  /**
+   * Refreshes, from every provider's `refresh`, only the items followed and not archived: by
+   * `accountId` when given, by any account otherwise. New episodes are stored, moved air dates
+   * move; a failing provider is logged and listed in `failures`, the others still answer.
+   */
+  refreshFollowed(props: RefreshFollowedProps): Promise<RefreshSummary>;
+}
+
+export interface RefreshFollowedProps {
+  /** Only this account's followed items; every account's when undefined. */
+  accountId?: number;
 }
 
 /** Providers are optional extras: one that fails is logged and skipped, never fatal. */
@@ -108,12 +119,17 @@ async function searchStored(query: string, kind: MediaKind | undefined): Promise
   ];
 }
 
-/** Every stored item with its external ids, as providers are asked to refresh them. */
-async function storedRefreshItems(): Promise<RefreshItem[]> {
+/**
+ * Stored items with their external ids, as providers are asked to refresh them: every item, or
+ * with `followedBy` only those some library row follows and has not archived (that account's row
+ * when it names one).
+ */
+async function storedRefreshItems(followedBy?: { accountId?: number }): Promise<RefreshItem[]> {
+  const followed = followedBy && { libraryRows: { some: { followed: true, archived: false, accountId: followedBy.accountId } } };
   const [shows, movies, games] = await Promise.all([
-    db().show.findMany({ select: { tmdbId: true, tvdbId: true }, orderBy: { id: 'asc' } }),
-    db().movie.findMany({ select: { tmdbId: true }, orderBy: { id: 'asc' } }),
-    db().game.findMany({ select: { igdbId: true }, orderBy: { id: 'asc' } }),
+    db().show.findMany({ where: followed, select: { tmdbId: true, tvdbId: true }, orderBy: { id: 'asc' } }),
+    db().movie.findMany({ where: followed, select: { tmdbId: true }, orderBy: { id: 'asc' } }),
+    db().game.findMany({ where: followed, select: { igdbId: true }, orderBy: { id: 'asc' } }),
   ]);
   const defined = (ids: Record<string, number | null>) =>
     Object.fromEntries(Object.entries(ids).filter(([, id]) => id !== null)) as RefreshItem['ids'];
@@ -168,24 +184,45 @@ export function createCatalogService(providers: CatalogProvider[]): CatalogServi
     },
 
     async refreshAll() {
-      const items = await storedRefreshItems();
-      const failures: RefreshSummary['failures'] = [];
-      const answers: CatalogRecord[][] = [];
-      for (const provider of providers) {
-        const call = provider.listAll ? () => provider.listAll!() : () => provider.refresh(items);
-        try {
-          answers.push(await call());
-        } catch (error) {
-          const message = (error as Error).message;
-          console.warn(`catalog provider ${provider.name}: refresh failed: ${message}`);
-          failures.push({ provider: provider.name, message });
-        }
+      return refreshItems(providers, await storedRefreshItems(), { listWhole: true });
+    },
+
+    async refreshFollowed(props) {
+      const accountId = props.accountId;
+      if (accountId !== undefined && (!Number.isSafeInteger(accountId) || accountId < 1)) {
+        throw new InputError('accountId must be a positive integer', 'accountId');
       }
-      const records = byPriority(answers);
-      const { changes } = await storeCatalogRecords(records);
-      return { items: items.length, records: records.length, changes, failures };
+      return refreshItems(providers, await storedRefreshItems({ accountId }), { listWhole: false });
     },
   };
+}
+
+/**
+ * Asks every provider about `items` (or, with `listWhole`, lists self-enumerating catalogs whole),
+ * all at once since they are independent services, and stores the answers by priority. A failing
+ * provider is logged and reported; it never stops the others.
+ */
+async function refreshItems(providers: CatalogProvider[], items: RefreshItem[], options: { listWhole: boolean }): Promise<RefreshSummary> {
+  const failures: RefreshSummary['failures'] = [];
+  const answers = await Promise.all(
+    providers.map(async (provider) => {
+      const list = options.listWhole ? provider.listAll?.bind(provider) : undefined;
+      if (!list && items.length === 0) return [];
+      try {
+        return await (list ? list() : provider.refresh(items));
+      } catch (error) {
+        const message = (error as Error).message;
+        console.warn(`catalog provider ${provider.name}: refresh failed: ${message}`);
+        failures.push({ provider: provider.name, message });
+        return [];
+      }
+    }),
+  );
+  const records = byPriority(answers);
+  const { changes } = await storeCatalogRecords(records);
+  // Provider order, not finishing order, so the summary reads the same every run.
+  failures.sort((a, b) => providers.findIndex((p) => p.name === a.provider) - providers.findIndex((p) => p.name === b.provider));
+  return { items: items.length, records: records.length, changes, failures };
 }
 
 /**

@@ -1,0 +1,195 @@
+/**
+ * The one HTTP client the network catalogs (TMDB, TheTVDB, IGDB) share: a per-provider rate limit
+ * (at most N requests in any one-second window, at most M open at once), retries of 429, 5xx,
+ * network errors and timeouts with exponential backoff and jitter (honouring Retry-After), a
+ * per-request timeout and JSON parsing. Errors name the provider, method and URL path, never the
+ * query string (TMDB's api_key, Twitch's client_secret travel there) nor any configured secret.
+ */
+
+/** Time as the client sees it; tests pass a fake one so no test waits for real seconds. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+export interface CatalogHttpOptions {
+  /** Provider name used in error messages, such as `tmdb`. */
+  provider: string;
+  /** Most requests sent in any one-second window. */
+  requestsPerSecond: number;
+  /** Most requests open at once; unlimited when undefined. */
+  maxOpenRequests?: number;
+  /** Tries per request, the first included (default 4). */
+  maxAttempts?: number;
+  /** Per-attempt timeout, body included (default 10 000 ms). */
+  timeoutMs?: number;
+  /** First backoff delay; doubled each retry, with jitter (default 500 ms). */
+  retryBaseMs?: number;
+  /** Longest wait before a retry, Retry-After included (default 60 000 ms). */
+  maxRetryWaitMs?: number;
+  /** Strings that must never appear in an error message (API keys, secrets, tokens). */
+  secrets?: string[];
+  clock?: Clock;
+  /** 0 ≤ value < 1, for jitter (default Math.random). */
+  random?: () => number;
+  /** The fetch to send with (default the global one); tests wrap it to stamp requests. */
+  fetch?: typeof fetch;
+}
+
+export interface CatalogRequest {
+  method?: 'GET' | 'POST';
+  url: URL;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** A catalog request failed; `status` is the last HTTP status, undefined for network errors. */
+export class CatalogHttpError extends Error {
+  override name = 'CatalogHttpError';
+  constructor(
+    message: string,
+    readonly provider: string,
+    readonly status: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Sends catalog requests; `json` resolves to the parsed body of a 2xx answer. */
+export interface CatalogHttp {
+  json(request: CatalogRequest): Promise<unknown>;
+}
+
+/**
+ * Spaces requests so that no one-second window holds more than `perSecond` of them: each request
+ * reserves the earliest slot at least a second after the request `perSecond` places before it.
+ * Reservations are made synchronously, so concurrent callers get distinct, ordered slots.
+ */
+export function createRateLimiter(perSecond: number, maxOpen: number | undefined, clock: Clock) {
+  const recent: number[] = []; // the last `perSecond` reserved slots, oldest first
+  let pausedUntil = 0;
+  let open = 0;
+  const waiting: (() => void)[] = [];
+
+  const reserve = (): number => {
+    let slot = Math.max(clock.now(), pausedUntil, recent.at(-1) ?? 0);
+    if (recent.length >= perSecond) slot = Math.max(slot, recent[recent.length - perSecond]! + 1000);
+    recent.push(slot);
+    if (recent.length > perSecond) recent.shift();
+    return slot;
+  };
+
+  return {
+    /** Waits for an open-request place and a rate slot; call `release` when the request ends. */
+    async acquire(): Promise<void> {
+      if (maxOpen !== undefined && open >= maxOpen) await new Promise<void>((resolve) => waiting.push(resolve));
+      else open += 1;
+      const wait = reserve() - clock.now();
+      if (wait > 0) await clock.sleep(wait);
+    },
+    release(): void {
+      const next = waiting.shift();
+      // The freed place passes straight to the next waiter, so `open` stays as it is.
+      if (next) next();
+      else open -= 1;
+    },
+    /** Holds every later request until `time` (after a 429 with Retry-After). */
+    pauseUntil(time: number): void {
+      pausedUntil = Math.max(pausedUntil, time);
+    },
+  };
+}
+
+/** Milliseconds a Retry-After header asks for (seconds or an HTTP date), or undefined. */
+export function retryAfterMs(header: string | null, now: number): number | undefined {
+  if (header === null || header.trim() === '') return undefined;
+  const text = header.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+const retryableStatus = (status: number) => status === 429 || status === 408 || (status >= 500 && status !== 501);
+
+/** Creates the client for one provider (one rate limit shared by all of its requests). */
+export function createCatalogHttp(options: CatalogHttpOptions): CatalogHttp {
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  const send = options.fetch ?? fetch;
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const retryBaseMs = options.retryBaseMs ?? 500;
+  const maxRetryWaitMs = options.maxRetryWaitMs ?? 60_000;
+  const secrets = (options.secrets ?? []).filter((secret) => secret.length >= 4);
+  const limiter = createRateLimiter(options.requestsPerSecond, options.maxOpenRequests, clock);
+
+  const scrub = (text: string) => secrets.reduce((result, secret) => result.split(secret).join('***'), text);
+  const fail = (request: CatalogRequest, problem: string, status?: number) =>
+    new CatalogHttpError(scrub(`${options.provider} ${request.method ?? 'GET'} ${request.url.pathname}: ${problem}`), options.provider, status);
+  const backoff = (attempt: number) => Math.min(maxRetryWaitMs, retryBaseMs * 2 ** (attempt - 1) * (0.5 + random() / 2));
+
+  /** One attempt: the response's status, Retry-After and body text, or a thrown network error. */
+  async function attempt(request: CatalogRequest) {
+    await limiter.acquire();
+    try {
+      const response = await send(request.url, {
+        method: request.method ?? 'GET',
+        headers: { accept: 'application/json', ...request.headers },
+        body: request.body,
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: 'follow',
+      });
+      const text = await response.text();
+      return { status: response.status, retryAfter: response.headers.get('retry-after'), text };
+    } finally {
+      limiter.release();
+    }
+  }
+
+  return {
+    async json(request) {
+      let problem = '';
+      let status: number | undefined;
+      for (let tries = 1; tries <= maxAttempts; tries += 1) {
+        let wait: number;
+        try {
+          const answer = await attempt(request);
+          status = answer.status;
+          if (answer.status >= 200 && answer.status < 300) {
+            try {
+              return answer.text === '' ? null : JSON.parse(answer.text);
+            } catch (error) {
+              throw fail(request, `the response is not JSON (${(error as Error).message})`, answer.status);
+            }
+          }
+          const snippet = answer.text.replace(/\s+/g, ' ').slice(0, 200);
+          problem = `HTTP ${answer.status}${snippet === '' ? '' : ` ${snippet}`}`;
+          if (!retryableStatus(answer.status)) throw fail(request, problem, answer.status);
+          const asked = retryAfterMs(answer.retryAfter, clock.now());
+          wait = asked === undefined ? backoff(tries) : Math.min(asked, maxRetryWaitMs);
+          if (answer.status === 429) limiter.pauseUntil(clock.now() + wait);
+        } catch (error) {
+          if (error instanceof CatalogHttpError) throw error;
+          const name = (error as Error).name;
+          status = undefined;
+          problem = name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `network error: ${describeNetworkError(error)}`;
+          wait = backoff(tries);
+        }
+        if (tries < maxAttempts) await clock.sleep(wait);
+      }
+      throw fail(request, `${problem} (gave up after ${maxAttempts} attempts)`, status);
+    },
+  };
+}
+
+/** fetch's own message is only "fetch failed"; the cause says why (ECONNREFUSED, …). */
+function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const message = (error as Error).message;
+  return cause?.code ?? cause?.message ?? message;
+}

@@ -1,0 +1,130 @@
+import { createCachedToken } from './cached-token.ts';
+import { CatalogHttpError, createCatalogHttp, systemClock, type CatalogHttpOptions } from './http-client.ts';
+import { count, expectObject, httpUrl, isObject, localDate, objects, positiveId, text, type JsonObject } from './json-fields.ts';
+import type { CatalogEpisode, CatalogProvider, CatalogShow, ExternalIds } from './provider.ts';
+import { refreshEach } from './refresh-each.ts';
+
+/**
+ * TheTVDB v4 (shared/reference/import-formats.md 5b): shows only. POST /login gives a bearer
+ * token valid for a month; we keep it for 25 days and log in again on a 401. TheTVDB publishes no
+ * rate limit, so we stay conservative at 20 requests per second.
+ *
+ * Lookup by a tmdb id returns null: the reference documents /search/remoteid for IMDb ids only,
+ * and a bare number is ambiguous there (TMDB's movie and TV ids overlap), so TMDB answers those.
+ */
+
+export interface TvdbOptions {
+  apiKey: string;
+  /** Subscriber PIN, for user-supported keys. */
+  pin: string | undefined;
+  baseUrl: string;
+  /** Overrides of the HTTP client's defaults (tests shorten delays). */
+  http?: Partial<CatalogHttpOptions>;
+}
+
+export const tvdbRequestsPerSecond = 20;
+const tokenLifetimeMs = 25 * 24 * 3600 * 1000;
+/** Safety stop for episode paging (pages hold 100–500 episodes). */
+const maxEpisodePages = 200;
+/** TheTVDB sometimes answers artwork as a path on this host (translated endpoints). */
+const artworkHost = 'https://artworks.thetvdb.com';
+
+export function createTvdbProvider(options: TvdbOptions): CatalogProvider {
+  const http = createCatalogHttp({
+    provider: 'tvdb',
+    requestsPerSecond: tvdbRequestsPerSecond,
+    secrets: [options.apiKey, ...(options.pin === undefined ? [] : [options.pin])],
+    ...options.http,
+  });
+
+  const token = createCachedToken(async () => {
+    const body = JSON.stringify(options.pin === undefined ? { apikey: options.apiKey } : { apikey: options.apiKey, pin: options.pin });
+    const answer = await http.json({ method: 'POST', url: new URL(`${options.baseUrl}/login`), headers: { 'content-type': 'application/json' }, body });
+    const issued = isObject(answer) && isObject(answer.data) ? text(answer.data.token) : null;
+    if (issued === null) throw new CatalogHttpError('tvdb POST /login: the answer has no data.token', 'tvdb', undefined);
+    return { token: issued, lifetimeMs: tokenLifetimeMs };
+  }, options.http?.clock ?? systemClock);
+
+  /** GET `path` with the token; null for a 404. */
+  async function get(path: string, query: Record<string, string> = {}): Promise<JsonObject | null> {
+    const url = new URL(`${options.baseUrl}${path}`);
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    try {
+      const answer = await token.use((bearer) => http.json({ url, headers: { authorization: `Bearer ${bearer}` } }));
+      return expectObject(answer, 'tvdb', `the answer of ${path}`);
+    } catch (error) {
+      if (error instanceof CatalogHttpError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  const image = (value: unknown) => {
+    const path = text(value);
+    return path === null ? null : httpUrl(path.startsWith('/') ? `${artworkHost}${path}` : path);
+  };
+
+  /** The tmdb id among TheTVDB's remote ids (`remoteIds` on records, `remote_ids` in search). */
+  const tmdbIdOf = (remoteIds: unknown): number | undefined =>
+    objects(remoteIds)
+      .filter((remote) => /themoviedb/i.test(String(remote.sourceName ?? '')))
+      .map((remote) => positiveId(remote.id))
+      .find((id) => id !== undefined);
+
+  const withIds = (tvdb: number, tmdb: number | undefined): ExternalIds => (tmdb === undefined ? { tvdb } : { tvdb, tmdb });
+
+  async function episodes(id: number): Promise<CatalogEpisode[]> {
+    const found: CatalogEpisode[] = [];
+    for (let page = 0; page < maxEpisodePages; page += 1) {
+      const answer = await get(`/series/${id}/episodes/default`, { page: String(page) });
+      const list = objects(isObject(answer?.data) ? answer.data.episodes : undefined);
+      for (const episode of list) {
+        const season = count(episode.seasonNumber);
+        const number = positiveId(episode.number);
+        if (season === undefined || number === undefined) continue;
+        found.push({ season, number, title: text(episode.name), airDate: localDate(episode.aired) });
+      }
+      const links = isObject(answer?.links) ? answer.links : {};
+      if (list.length === 0 || links.next === null || links.next === undefined) break;
+    }
+    return found;
+  }
+
+  async function series(id: number): Promise<CatalogShow | null> {
+    const answer = await get(`/series/${id}/extended`, { short: 'true' });
+    const data = isObject(answer?.data) ? answer.data : undefined;
+    const title = text(data?.name);
+    if (!data || title === null) return null;
+    return {
+      kind: 'show',
+      ids: withIds(id, tmdbIdOf(data.remoteIds)),
+      title,
+      poster: image(data.image),
+      overview: text(data.overview),
+      episodes: await episodes(id),
+    };
+  }
+
+  return {
+    name: 'tvdb',
+    async lookup(kind, source, externalId) {
+      return kind === 'show' && source === 'tvdb' ? series(externalId) : null;
+    },
+    async search(query, kind) {
+      if (kind !== undefined && kind !== 'show') return [];
+      const answer = await get('/search', { query, type: 'series', limit: '20' });
+      return objects(answer?.data).flatMap((item): CatalogShow[] => {
+        const id = positiveId(item.tvdb_id) ?? positiveId(item.id);
+        const translations = isObject(item.translations) ? item.translations : {};
+        const overviews = isObject(item.overviews) ? item.overviews : {};
+        const title = text(translations.eng) ?? text(item.name);
+        if (id === undefined || title === null) return [];
+        const overview = text(overviews.eng) ?? text(item.overview);
+        return [{ kind: 'show', ids: withIds(id, tmdbIdOf(item.remote_ids)), title, poster: image(item.image_url), overview, episodes: [] }];
+      });
+    },
+    async refresh(items) {
+      const ids = items.flatMap((item) => (item.kind === 'show' && item.ids.tvdb !== undefined ? [item.ids.tvdb] : []));
+      return refreshEach('tvdb', ids, series);
+    },
+  };
+}
