@@ -63,14 +63,17 @@ export async function updateAccount(props: {
   webhookUrl?: string;
 }): Promise<Account> {
   const account = await findAccountByName(props.name);
-  const changes: { timezone?: string; webhookUrl?: string | null } = {};
+  const changes: { timezone?: string; webhookUrl?: string | null; webhookDisabledAt?: null; webhookDisabledReason?: null } = {};
   if (props.timezone !== undefined) {
     const timezone = canonicalZoneOrFail(props.timezone);
     if (timezone !== account.timezone) changes.timezone = timezone;
   }
   if (props.webhookUrl !== undefined) {
     const webhookUrl = parseWebhookUrl(props.webhookUrl);
-    if (webhookUrl !== account.webhookUrl) changes.webhookUrl = webhookUrl;
+    // Setting the URL again, even the same one, turns deliveries back on after a 410 Gone.
+    if (webhookUrl !== account.webhookUrl || account.webhookDisabledAt !== null) {
+      Object.assign(changes, { webhookUrl, webhookDisabledAt: null, webhookDisabledReason: null });
+    }
   }
   if (Object.keys(changes).length === 0) return account;
   return db().account.update({ where: { id: account.id }, data: { ...changes, feedVersion: { increment: 1 } } });

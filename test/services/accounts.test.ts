@@ -88,6 +88,17 @@ describe('updateAccount', () => {
     expect((await updateAccount({ name: account.name, timezone: 'Asia/Tokyo', webhookUrl: '' })).feedVersion).toBe(0);
   });
 
+  it('turns a webhook that answered 410 Gone back on when the URL is set again, even unchanged', async () => {
+    const account = await createAccount({ name: uniqueName() });
+    const url = 'https://hooks.example.com/airdate';
+    await updateAccount({ name: account.name, webhookUrl: url });
+    await db().account.update({ where: { id: account.id }, data: { webhookDisabledAt: new Date(), webhookDisabledReason: 'gone' } });
+    const again = await updateAccount({ name: account.name, webhookUrl: url });
+    expect(again).toMatchObject({ webhookUrl: url, webhookDisabledAt: null, webhookDisabledReason: null });
+    // An unchanged, active URL is no change at all.
+    expect((await updateAccount({ name: account.name, webhookUrl: url })).feedVersion).toBe(again.feedVersion);
+  });
+
   it('refuses relative, non-http and malformed webhook URLs', async () => {
     const account = await createAccount({ name: uniqueName() });
     for (const webhookUrl of ['/relative/path', 'ftp://example.com/hook', 'javascript:alert(1)', 'not a url', 'example.com/hook']) {
