@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { db } from '../db/client.ts';
 import { addDays, episodeCode, localDate } from '../feeds/dates.ts';
 import type { LocalDate } from '../feeds/types.ts';
+import { newWebhookId } from '../webhooks/sign.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
 
 /** Releases missed while no check ran (server down) are still notified this many days later. */
@@ -30,11 +30,6 @@ export interface ReleasedItem {
 
 /** `episode:12`, the stable key of an item (the notification tag receivers may group by). */
 export const itemKeyOf = (kind: ReleaseKind, id: number): string => `${kind}:${id}`;
-
-/** A Standard Webhooks message id: `msg_` and 32 base62-ish characters, fixed for the notification's life. */
-export function newWebhookId(): string {
-  return `msg_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
-}
 
 /**
  * The followed, non-archived, unwatched items of an account that released (in the account's time

@@ -144,7 +144,7 @@ describe('recordReleaseNotifications', () => {
       [[`game:${game.id}`, 'pending', 0], [`movie:${movie.id}`, 'pending', 0]].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     );
     expect(new Set(rows.map((row) => row.webhookId)).size).toBe(2);
-    for (const row of rows) expect(row.webhookId).toMatch(/^msg_[A-Za-z0-9]{32}$/);
+    for (const row of rows) expect(row.webhookId).toMatch(/^msg_[A-Za-z0-9]{27}$/);
 
     // Unwatching and refollowing later does not bring a notified item back.
     await setFollow({ accountId: user.id, kind: 'movie', id: movie.id, followed: false });
