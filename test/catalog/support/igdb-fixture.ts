@@ -1,0 +1,42 @@
+import type { Answer, SeenRequest } from './catalog-server.ts';
+
+export interface IgdbGame {
+  id: number;
+  name: string;
+  summary?: string;
+  first_release_date?: number;
+  cover?: { id: number; image_id: string };
+}
+
+/**
+ * Answers like Twitch's token endpoint (POST /oauth2/token) and IGDB v4 (POST /games with an
+ * Apicalypse body, import-formats.md 5c) from `data`. Tokens live `expiresIn` seconds;
+ * `revokeTokens` makes the issued ones answer 401.
+ */
+export function igdbFixture(data: { games: IgdbGame[] }, clientId: string, clientSecret: string, expiresIn = 5_011_271) {
+  const valid = new Set<string>();
+  let issued = 0;
+  const route = (request: SeenRequest): Answer => {
+    if (request.path === '/oauth2/token') {
+      const { query } = request;
+      if (request.method !== 'POST' || query.get('client_id') !== clientId || query.get('client_secret') !== clientSecret || query.get('grant_type') !== 'client_credentials') {
+        return { status: 400, json: { status: 400, message: 'invalid client secret' } };
+      }
+      const token = `igdb-token-${(issued += 1)}`;
+      valid.add(token);
+      return { json: { access_token: token, expires_in: expiresIn, token_type: 'bearer' } };
+    }
+    const token = (request.headers.authorization ?? '').replace(/^Bearer /, '');
+    if (request.headers['client-id'] !== clientId || !valid.has(token)) return { status: 401, json: { message: 'Authorization Failure' } };
+    if (request.method !== 'POST' || request.path !== '/games') return { status: 404, json: [] };
+    const body = request.body;
+    const limit = Number(/limit (\d+);/.exec(body)?.[1] ?? '10');
+    const list = /where id = \(([\d,]+)\);/.exec(body)?.[1] ?? /where id = (\d+);/.exec(body)?.[1];
+    const search = /search "((?:[^"\\]|\\.)*)";/.exec(body)?.[1]?.replace(/\\(.)/g, '$1');
+    let games = data.games;
+    if (list !== undefined) games = games.filter((game) => list.split(',').includes(String(game.id)));
+    if (search !== undefined) games = games.filter((game) => game.name.toLowerCase().includes(search.toLowerCase()));
+    return { json: games.slice(0, limit) };
+  };
+  return { route, tokensIssued: () => issued, revokeTokens: () => valid.clear() };
+}
