@@ -1,0 +1,125 @@
+import { MongoBackend } from '@agendajs/mongo-backend';
+import { Agenda, type AgendaBackend } from 'agenda';
+import { createSqlJobBackend } from './sql-backend.ts';
+
+/** Options of `createAgenda`. */
+export interface CreateAgendaProps {
+  /** Run on MongoDB at this address (`AIRDATE_MONGODB_URL`); otherwise on the application's database. */
+  mongodbUrl?: string | undefined;
+  /** How often a worker looks for due jobs (`AIRDATE_JOB_POLL_MS`), in ms. */
+  pollMs: number;
+  /** Name of this instance, stored as the jobs' lastModifiedBy (e.g. host and pid). */
+  name?: string;
+  /** Jobs run at once by this instance, all kinds together (default 20). */
+  maxConcurrency?: number;
+  /** Jobs of one kind run at once by this instance (default 10). */
+  defaultConcurrency?: number;
+  /**
+   * Jobs of one kind this instance locks ahead of running them (default 50). Without a limit a
+   * worker locks every due job in one sweep: thousands of small jobs would all wait behind one
+   * worker while others idle, and those still queued when their lock expired would be skipped.
+   */
+  defaultLockLimit?: number;
+  /**
+   * How long a lock holds before another worker may take the job (default 10 minutes): a worker
+   * that died leaves its jobs locked this long. Long jobs call `job.touch()` to keep theirs.
+   */
+  defaultLockLifetime?: number;
+  /** Remove one-time jobs once they succeed (default false; per job via `define`). */
+  removeOnComplete?: boolean;
+  /** For the SQL store: see `SqlJobBackendOptions.notifyInProcess` (default true). */
+  notifyInProcess?: boolean;
+}
+
+/**
+ * An Agenda instance on the configured job store: MongoDB when `mongodbUrl` is given, else the
+ * AgendaJob table of the application's database (which must be open before jobs are saved or
+ * run). It is not started: define jobs, then `start()` in processes that run them.
+ */
+export function createAgenda(props: CreateAgendaProps): Agenda {
+  if (!Number.isFinite(props.pollMs) || props.pollMs <= 0) throw new Error(`createAgenda: pollMs must be a positive number of ms (got ${props.pollMs})`);
+  let agenda: Agenda | undefined;
+  const backend = props.mongodbUrl
+    ? retryingConnect(new MongoBackend({ address: props.mongodbUrl }), (error) => agenda?.emit('error', error))
+    : createSqlJobBackend({ notifyInProcess: props.notifyInProcess });
+  agenda = new Agenda({
+    backend,
+    name: props.name,
+    processEvery: props.pollMs,
+    maxConcurrency: props.maxConcurrency ?? 20,
+    defaultConcurrency: props.defaultConcurrency ?? 10,
+    defaultLockLimit: props.defaultLockLimit ?? 50,
+    defaultLockLifetime: props.defaultLockLifetime ?? 10 * 60_000,
+    removeOnComplete: props.removeOnComplete ?? false,
+  });
+  return agenda;
+}
+
+/** Longest wait between two attempts to reach MongoDB. */
+const maxRetryMs = 30_000;
+
+/**
+ * `backend` with a connect that keeps trying: Agenda connects from its constructor and does not
+ * handle a failure (the rejection would be unhandled and end the process). A MongoDB that is down
+ * at start is reported through `onError` (Agenda's 'error' event) and tried again, with waits
+ * doubling up to 30 s; Agenda is ready once it answers.
+ */
+function retryingConnect(backend: MongoBackend, onError: (error: Error) => void): AgendaBackend {
+  const connect = async (): Promise<void> => {
+    for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, maxRetryMs)) {
+      try {
+        await backend.connect();
+        return;
+      } catch (error) {
+        onError(new Error(`cannot reach MongoDB for jobs (trying again in ${waitMs} ms): ${error instanceof Error ? error.message : String(error)}`));
+        await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
+      }
+    }
+  };
+  return {
+    name: backend.name,
+    get repository() {
+      return backend.repository;
+    },
+    get logger() {
+      return backend.logger;
+    },
+    notificationChannel: backend.notificationChannel,
+    ownsConnection: backend.ownsConnection,
+    connect,
+    disconnect: () => backend.disconnect(),
+  };
+}
+
+/** What `stopAgenda` left behind. */
+export interface StopAgendaResult {
+  /** Jobs still running when the wait ended (0 unless it timed out); their locks expire on their own. */
+  stillRunning: number;
+}
+
+/**
+ * Graceful stop: no further job starts, jobs this instance locked but has not started are unlocked
+ * at once (so another worker takes them now rather than after the lock lifetime), and running jobs
+ * may finish, up to `timeoutMs`. Agenda offers either half alone: `stop()` unlocks but does not
+ * wait, `drain()` waits (and meanwhile starts the jobs it had locked) but unlocks nothing.
+ * Reads the job processor's list of running jobs, a private field of agenda 6.2.x (pinned).
+ */
+export async function stopAgenda(agenda: Agenda, timeoutMs = 30_000): Promise<StopAgendaResult> {
+  const processor = (agenda as unknown as { jobProcessor?: { runningJobs?: unknown[] } }).jobProcessor;
+  // The live array: each running job removes itself when it completes.
+  const running = processor?.runningJobs ?? [];
+  await agenda.stop();
+  if (running.length === 0) return { stillRunning: 0 };
+  await new Promise<void>((resolve) => {
+    const finish = () => {
+      clearTimeout(timer);
+      agenda.off('complete', onComplete);
+      resolve();
+    };
+    // A job leaves the list just after its 'complete' event.
+    const onComplete = () => setImmediate(() => running.length === 0 && finish());
+    const timer = setTimeout(finish, timeoutMs);
+    agenda.on('complete', onComplete);
+  });
+  return { stillRunning: running.length };
+}
