@@ -86,7 +86,9 @@ async function sqliteStateDifferences(migrations: Migration[]): Promise<Record<s
   return differences;
 }
 
-describe.runIf(testDatabaseKind() === 'sqlite').concurrent('schema source, SQLite migrations and the derived PostgreSQL files', () => {
+// Each check runs the Prisma CLI once per migration (seconds each), so they get more time than
+// the suite's default: on a loaded machine three migrations already took over 20 s.
+describe.runIf(testDatabaseKind() === 'sqlite').concurrent('schema source, SQLite migrations and the derived PostgreSQL files', { timeout: 120_000 }, () => {
   it('prisma/postgres is exactly what `npm run db:derive` writes', async () => {
     await withScratch(async (dir) => {
       await derive(dir);
@@ -125,7 +127,7 @@ describe.runIf(testDatabaseKind() === 'sqlite').concurrent('schema source, SQLit
   });
 });
 
-describe.runIf(testDatabaseKind() === 'postgres')('the derived PostgreSQL migrations on a real server', () => {
+describe.runIf(testDatabaseKind() === 'postgres')('the derived PostgreSQL migrations on a real server', { timeout: 120_000 }, () => {
   it('applying them one by one to an empty database gives each migration’s schema state, the last being the derived schema', async () => {
     const database = await createPostgresDatabase();
     try {
