@@ -107,7 +107,9 @@ export function workerContract(store: () => JobStoreUnderTest, newAgenda: (props
       expect(overview.find((entry) => entry.name === done)).toMatchObject({ total: 1, completed: 1 });
       expect(await agenda.db.getDistinctJobNames()).toEqual(expect.arrayContaining([planned, done]));
 
-      expect(await agenda.enable({ name: planned })).toBe(1);
+      // MongoDB counts never-set flags it writes as changed too, so only "at least the paused one".
+      expect(await agenda.enable({ name: planned })).toBeGreaterThanOrEqual(1);
+      expect((await agenda.queryJobs({ name: planned, includeDisabled: false })).total).toBe(3);
       expect(await agenda.cancel({ name: planned, data: { slot: 2 } })).toBe(1);
       expect(await agenda.cancel({})).toBe(0);
       expect((await storedJobs(agenda, planned)).map((job) => job.data)).toEqual(expect.arrayContaining([{ slot: 1, kind: { a: true } }, { slot: 3, kind: { a: false } }]));
