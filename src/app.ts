@@ -19,12 +19,16 @@ import { createCatalogProviders } from './catalog/providers.ts';
 import { createCatalogService } from './services/catalog.ts';
 import { flushTokenUsageWrites } from './services/tokens.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
+import { createScheduler, type Scheduler } from './jobs/scheduler.ts';
 
 /** The whole server, built without listening: tests call `fetch` in-process. */
 export interface App {
   fetch(request: Request): Promise<Response>;
+  /** Stops the job system (draining running jobs), then closes the database. */
   close(): Promise<void>;
   logger: Logger;
+  /** The job system: every role queues jobs; `main.ts` starts running them in worker roles. */
+  jobs: Scheduler;
 }
 
 interface Route {
@@ -42,7 +46,8 @@ export async function createApp(config: Config): Promise<App> {
   await openDatabase(config, { migrate: true });
   initSecretKey(config);
   const catalog = createCatalogService(await createCatalogProviders(config));
-  const services = { catalog };
+  const jobs = await createScheduler(config, { catalog, logger });
+  const services = { catalog, jobs };
 
   const yoga = createYoga<{ account: GraphQLContext['account'] }>({
     schema,
@@ -78,6 +83,7 @@ export async function createApp(config: Config): Promise<App> {
     ['/api/machine/widget', { auth: 'header-or-query', methods: { GET: machine.widget } }],
     ['/api/machine/watched', { auth: 'header-or-query', methods: { POST: machine.watched } }],
     ['/api/machine/follow', { auth: 'header-or-query', methods: { POST: machine.follow } }],
+    ['/api/machine/sync', { auth: 'header-or-query', methods: { POST: machine.sync } }],
     ...importRoutes(createImportHandler({ schema, logger, maxUploadBytes: config.limits.maxUploadBytes })),
     ['/api/calendar.ics', { auth: 'header-or-query', methods: { GET: createCalendarHandler({ schema, logger }) } }],
     ['/api/export', { auth: 'header-only', methods: { GET: createExportHandler({ schema, logger }) } }],
@@ -86,7 +92,7 @@ export async function createApp(config: Config): Promise<App> {
   async function route(request: Request, url: URL): Promise<Response> {
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     if (path === '/healthz') return json(200, { ok: true });
-    if (path === '/readyz') return readiness(logger);
+    if (path === '/readyz') return readiness(logger, jobs);
     if (path === '/graphql') return graphql(request, url);
     const found = routes.get(path);
     if (!found) throw new HttpError(404, `no such endpoint: ${request.method} ${url.pathname}`);
@@ -112,6 +118,7 @@ export async function createApp(config: Config): Promise<App> {
 
   return {
     logger,
+    jobs,
     async fetch(request) {
       const url = new URL(request.url);
       const started = performance.now();
@@ -130,6 +137,7 @@ export async function createApp(config: Config): Promise<App> {
       return response;
     },
     async close() {
+      await jobs.stop();
       await flushTokenUsageWrites();
       await closeDatabase();
     },
@@ -141,12 +149,18 @@ function importRoutes(handlerFor: ReturnType<typeof createImportHandler>): [stri
   return availableImportSources.map((source) => [`/api/import/${source}`, { auth: 'header-only', methods: { POST: handlerFor(source) } }]);
 }
 
-async function readiness(logger: Logger): Promise<Response> {
+async function readiness(logger: Logger, jobs: Scheduler): Promise<Response> {
   try {
     await db().$queryRaw`SELECT 1`;
-    return json(200, { ok: true, database: 'ok' });
   } catch (error) {
-    logger.warn('readiness check failed', error);
+    logger.warn('readiness check failed: database', error);
     return json(503, { error: 'database unreachable' });
   }
+  try {
+    await jobs.ping();
+  } catch (error) {
+    logger.warn('readiness check failed: job store', error);
+    return json(503, { error: 'job store unreachable' });
+  }
+  return json(200, { ok: true, database: 'ok', scheduler: 'ok' });
 }

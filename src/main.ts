@@ -35,6 +35,16 @@ async function serve(config: Config): Promise<number> {
     process.stderr.write(`airdate: cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+  const { role } = config.jobs;
+  if (role !== 'web') await app.jobs.start();
+  if (role === 'worker') {
+    process.stdout.write('Airdate worker running jobs (AIRDATE_ROLE=worker: no HTTP listener)\n');
+    return new Promise<number>((resolve) => {
+      const stop = () => void app.close().then(() => resolve(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+  }
   const server = createServer(createServerAdapter((request: Request) => app.fetch(request)));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -44,9 +54,11 @@ async function serve(config: Config): Promise<number> {
   const { port } = server.address() as AddressInfo;
   process.stdout.write(
     `Airdate listening on http://localhost:${port} (GraphiQL at /graphql) — create an account with ` +
-      `"npm run airdate -- user create <name>" and see its token with "npm run airdate -- token show <name>"\n`,
+      `"npm run airdate -- user create <name>" and see its token with "npm run airdate -- token show <name>"` +
+      (role === 'web' ? ' (AIRDATE_ROLE=web: jobs run in worker processes)\n' : '\n'),
   );
   return new Promise<number>((resolve) => {
+    // Graceful: stop accepting requests, let running jobs finish (app.close drains them), exit.
     const stop = () => {
       server.close();
       server.closeIdleConnections();

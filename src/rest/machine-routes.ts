@@ -45,6 +45,7 @@ const widgetOperation = `query MachineWidget { summary { generatedAt upNext { ..
 const writeResultFields = `__typename ... on Error { message code }`;
 const watchedOperation = `mutation MachineWatched($input: SetWatchedInput!) { setWatched(input: $input) { ${writeResultFields} } }`;
 const followOperation = `mutation MachineFollow($input: SetFollowInput!) { setFollow(input: $input) { ${writeResultFields} } }`;
+const syncOperation = `mutation MachineSync { sync { ok } }`;
 
 export interface MachineRouteProps {
   schema: GraphQLSchema;
@@ -67,6 +68,7 @@ export function createMachineHandlers(props: MachineRouteProps) {
   const releases = prepareOperation(schema, releasesOperation);
   const airing = prepareOperation(schema, airingOperation);
   const widget = prepareOperation(schema, widgetOperation);
+  const sync = prepareOperation(schema, syncOperation);
 
   /** Runs a read operation and answers its summary, reshaped by `present`. */
   const feedHandler = (document: PreparedOperation, present: (summary: GraphQLSummary) => unknown): MachineHandler =>
@@ -138,6 +140,14 @@ export function createMachineHandlers(props: MachineRouteProps) {
       };
       const data = await runOperation(follow, context, logger, { input });
       return writeResponse(data.setFollow);
+    }) satisfies MachineHandler,
+
+    sync: (async (request, context) => {
+      // The body is optional and carries nothing; when one is sent it must still be a JSON object.
+      const body = await readJsonBody(request, maxJsonBytes, { allowEmpty: true });
+      if (body !== undefined) requireObject(body);
+      await runOperation(sync, context, logger);
+      return okResponse();
     }) satisfies MachineHandler,
   };
   return handlers;

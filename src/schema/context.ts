@@ -1,10 +1,11 @@
 import type { AuthenticatedAccount } from '../services/tokens.ts';
 import type { CatalogService } from '../services/catalog.ts';
+import type { JobQueue } from '../jobs/scheduler.ts';
 
 /** What every GraphQL operation runs with; the edge (HTTP or REST facade) authenticates first. */
 export interface GraphQLContext {
   account: AuthenticatedAccount;
-  services: { catalog: CatalogService };
+  services: { catalog: CatalogService; jobs: JobQueue };
   /** Where writes come from, for the watch history: `api` (REST) or `graphql`. */
   source: 'api' | 'graphql';
 }

@@ -7,6 +7,7 @@ import './feeds.ts';
 import './import.ts';
 import './export.ts';
 import './calendar.ts';
+import './notifications.ts';
 
 /** The Airdate GraphQL schema: served at /graphql and run by the REST facade. */
 export const schema = builder.toSchema({ sortSchema: true });

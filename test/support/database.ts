@@ -101,5 +101,7 @@ export async function useTestDatabase(env: Record<string, string> = {}): Promise
 export async function useTestApp(env: Record<string, string> = {}): Promise<{ app: App; config: Config }> {
   const config = await useTestDatabase(env);
   const app = await createApp(config);
+  // Registered after useTestDatabase's hook, so it runs first: jobs stop before the database closes.
+  afterAll(() => app.jobs.stop(2_000));
   return { app, config };
 }

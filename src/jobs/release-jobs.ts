@@ -1,0 +1,134 @@
+import type { Agenda, BackoffContext } from 'agenda';
+import type { Logger } from '../log.ts';
+import type { CatalogService } from '../services/catalog.ts';
+import { deliverNotification, findStrandedNotifications, type DeliverProps } from '../services/deliveries.ts';
+import { findAccountsToCheck, recordReleaseNotifications } from '../services/releases.ts';
+import type { TargetPolicy } from '../webhooks/target-policy.ts';
+
+/** The jobs of the release engine, by Agenda job name. */
+export const jobNames = {
+  /** Every 30 minutes: queues an account check for each account that may have a release. */
+  releaseCheck: 'release-check',
+  /** Every 30 minutes: refreshes every followed item from the catalogs. */
+  catalogRefresh: 'catalog-refresh',
+  /** One account: records its new release notifications and queues their deliveries. */
+  accountCheck: 'account-release-check',
+  /** POST /api/machine/sync: the account's catalog refresh, then its release check. */
+  accountSync: 'account-sync',
+  /** One notification: one delivery attempt; retried on the webhook schedule. */
+  delivery: 'webhook-delivery',
+} as const;
+
+export const checkInterval = '30 minutes';
+
+export interface ReleaseJobDeps {
+  catalog: CatalogService;
+  policy: TargetPolicy;
+  timeoutMs: number;
+  logger: Logger;
+  now?: () => Date;
+  /** Resolver override for webhook deliveries (tests); dns.lookup otherwise. */
+  lookup?: DeliverProps['lookup'];
+}
+
+/** Thrown by a delivery that should be tried again after `delayMs` (the webhook schedule's choice). */
+class RetryLater extends Error {
+  constructor(readonly delayMs: number) {
+    super(`delivery will be retried in ${Math.round(delayMs / 1000)} s`);
+    this.name = 'RetryLater';
+  }
+}
+
+/**
+ * Retries: a delivery asks for its own delay (the webhook schedule, Retry-After included); any
+ * other failure of a job (database briefly unreachable, say) is retried five times, from 30 s to
+ * 16 minutes apart.
+ */
+function backoff(context: BackoffContext): number | null {
+  if (context.error instanceof RetryLater) return context.error.delayMs;
+  return context.attempt <= 5 ? 30_000 * 2 ** (context.attempt - 1) : null;
+}
+
+/** Lock lifetime of a delivery: past it, a worker that died mid-attempt is presumed dead. */
+export const deliveryLockLifetime = (timeoutMs: number): number => timeoutMs * 2 + 1_000;
+
+/** Defines every release-engine job on `agenda` (a worker must define them before starting). */
+export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
+  const now = deps.now ?? (() => new Date());
+
+  const checkAccount = async (accountId: number) => {
+    const created = await recordReleaseNotifications({ accountId, now: now() });
+    for (const notificationId of created) await queueDelivery(agenda, notificationId, { manual: false });
+    return created.length;
+  };
+
+  agenda.define(jobNames.releaseCheck, async () => {
+    const at = now();
+    // A notification recorded by a process that died before queueing its delivery.
+    const stranded = await findStrandedNotifications({ now: at, graceMs: deliveryLockLifetime(deps.timeoutMs) * 2 });
+    for (const notificationId of stranded) await queueDelivery(agenda, notificationId, { manual: false });
+    const accounts = await findAccountsToCheck(at);
+    for (const accountId of accounts) await queueUnique(agenda, jobNames.accountCheck, { accountId });
+    deps.logger.debug(`release check: ${accounts.length} account(s) queued, ${stranded.length} stranded notification(s) re-queued`);
+  });
+
+  agenda.define(jobNames.catalogRefresh, async () => {
+    const summary = await deps.catalog.refreshFollowed({});
+    deps.logger.debug(`catalog refresh: ${summary.items} item(s), ${summary.changes} change(s), ${summary.failures.length} failure(s)`);
+  }, { lockLifetime: 60 * 60_000 });
+
+  agenda.define(jobNames.accountCheck, async (job) => {
+    await checkAccount((job.attrs.data as { accountId: number }).accountId);
+  }, { backoff, concurrency: 10 });
+
+  agenda.define(jobNames.accountSync, async (job) => {
+    const { accountId } = job.attrs.data as { accountId: number };
+    await deps.catalog.refreshFollowed({ accountId });
+    await checkAccount(accountId);
+  }, { backoff, concurrency: 5, lockLifetime: 10 * 60_000 });
+
+  agenda.define(jobNames.delivery, async (job) => {
+    const { notificationId, manual } = job.attrs.data as { notificationId: number; manual?: boolean };
+    const step = await deliverNotification({
+      notificationId,
+      manual: manual === true,
+      policy: deps.policy,
+      timeoutMs: deps.timeoutMs,
+      now,
+      lookup: deps.lookup,
+    });
+    if (!step.done) throw new RetryLater(step.retryInMs);
+  }, { backoff, concurrency: 50, lockLimit: 100, lockLifetime: deliveryLockLifetime(deps.timeoutMs) });
+
+  agenda.on('fail', (error: Error | string, job: { attrs: { name: string } }) => {
+    if (error instanceof RetryLater) return;
+    deps.logger.warn(`job ${job.attrs.name} failed: ${error instanceof Error ? error.message : error}`);
+  });
+}
+
+/** Queues `name` with `data` unless a job with the same data is already queued or running. */
+async function queueUnique(agenda: Agenda, name: string, data: Record<string, number>): Promise<void> {
+  const unique = Object.fromEntries(Object.entries(data).map(([key, value]) => [`data.${key}`, value]));
+  await agenda.create(name, data).unique(unique, { insertOnly: true }).schedule(new Date()).save();
+}
+
+/**
+ * Queues the delivery of a notification. The job is unique per notification: queueing it again
+ * while it waits for a retry changes nothing. A redelivery (`manual`) replaces a finished job's
+ * schedule so that it runs now.
+ */
+export async function queueDelivery(agenda: Agenda, notificationId: number, options: { manual: boolean }): Promise<void> {
+  const job = agenda.create(jobNames.delivery, { notificationId, manual: options.manual });
+  await job.unique({ 'data.notificationId': notificationId }, { insertOnly: !options.manual }).schedule(new Date()).save();
+}
+
+/** Queues a sync of one account: coalesced with one already queued or running. */
+export async function queueSync(agenda: Agenda, accountId: number): Promise<void> {
+  await queueUnique(agenda, jobNames.accountSync, { accountId });
+}
+
+/** Makes the two 30-minute jobs exist (once, however many workers call it). */
+export async function scheduleRecurringJobs(agenda: Agenda): Promise<void> {
+  await agenda.every(checkInterval, jobNames.catalogRefresh);
+  await agenda.every(checkInterval, jobNames.releaseCheck);
+}

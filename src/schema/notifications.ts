@@ -1,0 +1,89 @@
+import { db } from '../db/client.ts';
+import { builder } from './builder.ts';
+import { writeErrors } from './errors.ts';
+
+builder.prismaObject('DeliveryAttempt', {
+  description: 'One attempt to deliver a release notification to the webhook.',
+  fields: (t) => ({
+    number: t.exposeInt('number', { description: '1-based; redeliveries count on.' }),
+    at: t.expose('at', { type: 'DateTime' }),
+    url: t.exposeString('url'),
+    statusCode: t.exposeInt('statusCode', { nullable: true, description: "The receiver's HTTP status; null when none arrived." }),
+    durationMs: t.exposeInt('durationMs'),
+    error: t.exposeString('error', { nullable: true }),
+    outcome: t.exposeString('outcome', { description: 'success | retry | failed | gone (410: the webhook was turned off).' }),
+    manual: t.exposeBoolean('manual', { description: 'A redelivery asked for through redeliverNotification.' }),
+  }),
+});
+
+builder.prismaObject('Notification', {
+  description: 'A release notification: one per (account, item), ever.',
+  fields: (t) => ({
+    databaseId: t.exposeInt('id'),
+    itemKey: t.exposeString('itemKey', { description: '`episode:<id>`, `movie:<id>` or `game:<id>`.' }),
+    kind: t.exposeString('kind'),
+    webhookId: t.exposeString('webhookId', { description: 'The `webhook-id` header, the same on every attempt.' }),
+    payload: t.exposeString('payload', { description: 'The JSON body sent.' }),
+    releaseDate: t.expose('releaseDate', { type: 'LocalDate' }),
+    status: t.exposeString('status', { description: 'pending | delivered | failed | cancelled (no active webhook).' }),
+    attempts: t.exposeInt('attempts'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    lastAttemptAt: t.expose('lastAttemptAt', { type: 'DateTime', nullable: true }),
+    nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true, description: 'When a pending one is tried next.' }),
+    deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true }),
+    deliveries: t.relation('deliveries', { description: 'Every attempt, oldest first.', query: { orderBy: { number: 'asc' } } }),
+  }),
+});
+
+builder.prismaObjectFields('Account', (t) => ({
+  webhookDisabledAt: t.expose('webhookDisabledAt', {
+    type: 'DateTime',
+    nullable: true,
+    description: 'Set when a receiver answered 410 Gone; setting webhookUrl again turns deliveries back on.',
+  }),
+  webhookDisabledReason: t.exposeString('webhookDisabledReason', { nullable: true }),
+  notifications: t.relatedConnection('notifications', {
+    description: 'Release notifications with their delivery log, newest first.',
+    cursor: 'id',
+    query: { orderBy: { id: 'desc' } },
+  }),
+}));
+
+builder.queryField('notification', (t) =>
+  t.prismaField({
+    type: 'Notification',
+    nullable: true,
+    description: 'One of the account’s release notifications, by databaseId.',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, { id }, context) => db().notification.findFirst({ ...query, where: { id, accountId: context.account.id } }),
+  }),
+);
+
+builder.mutationField('redeliverNotification', (t) =>
+  t.prismaField({
+    type: 'Notification',
+    description: 'Sends a finished notification again (same webhook-id, new attempt in the log), with the usual retries.',
+    errors: { types: writeErrors },
+    args: { id: t.arg.int({ required: true }) },
+    resolve: async (query, _root, { id }, context) => {
+      await context.services.jobs.redeliver(context.account.id, id);
+      return db().notification.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+);
+
+const SyncResult = builder.objectRef<{ ok: boolean }>('SyncResult').implement({
+  description: 'The sync was queued (or one was already queued or running).',
+  fields: (t) => ({ ok: t.exposeBoolean('ok') }),
+});
+
+builder.mutationField('sync', (t) =>
+  t.field({
+    type: SyncResult,
+    description: 'Queues a catalog refresh and release check of the account, as the 30-minute job does, and returns at once.',
+    resolve: async (_root, _args, context) => {
+      await context.services.jobs.requestSync(context.account.id);
+      return { ok: true };
+    },
+  }),
+);

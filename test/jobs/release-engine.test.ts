@@ -1,0 +1,151 @@
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import { db } from '../../src/db/client.ts';
+import { jobNames } from '../../src/jobs/release-jobs.ts';
+import { updateAccount } from '../../src/services/accounts.ts';
+import { setFollow } from '../../src/services/library.ts';
+import { showWebhookSecret } from '../../src/services/tokens.ts';
+import { useTestApp } from '../support/database.ts';
+import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';
+import { call, graphql } from '../support/http.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+
+const { app } = await useTestApp({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback', AIRDATE_JOB_POLL_MS: '100' });
+const today = new Date().toISOString().slice(0, 10);
+
+/** An account with a webhook at a fresh receiver, following a movie and a show with an episode out today. */
+async function userWithReleases() {
+  const receiver = await startWebhookReceiver();
+  const user = await makeAccount();
+  await updateAccount({ name: user.name, webhookUrl: receiver.url });
+  const movie = await makeMovie({ releaseDate: today });
+  const show = await makeShow({ title: 'Andor', episodes: [{ number: 1, airDate: '2020-01-01' }, { number: 2, title: 'Rix Road', airDate: today }] });
+  await setFollow({ accountId: user.id, kind: 'movie', id: movie.id, followed: true });
+  await setFollow({ accountId: user.id, kind: 'show', id: show.id, followed: true });
+  return { receiver, user, movie, show };
+}
+
+/** Job rows of `name` for one account, read straight from the job store's table. */
+async function jobRowsFor(name: string, accountId: number) {
+  const rows = await db().agendaJob.findMany({ where: { name } });
+  return rows.filter((row) => (JSON.parse(row.attrs) as { data?: { accountId?: number } }).data?.accountId === accountId);
+}
+
+async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('POST /api/machine/sync', () => {
+  it('answers {"ok":true} at once and queues one sync per account however often it is asked', async () => {
+    const { user, receiver } = await userWithReleases();
+    for (const options of [{ token: user.token }, { queryToken: user.token }, { token: user.token, body: {} }]) {
+      const response = await call(app, 'POST', '/api/machine/sync', options);
+      expect(response.status).toBe(200);
+      expect(response.text).toBe('{"ok":true}');
+    }
+    expect(await jobRowsFor(jobNames.accountSync, user.id)).toHaveLength(1);
+    // Nothing runs in a process whose jobs were not started (AIRDATE_ROLE=web).
+    expect(receiver.received).toHaveLength(0);
+  });
+
+  it('refuses a missing token, a wrong method, a non-JSON body and a non-object body', async () => {
+    const { user } = await userWithReleases();
+    expect((await call(app, 'POST', '/api/machine/sync')).status).toBe(401);
+    expect((await call(app, 'GET', '/api/machine/sync', { token: user.token })).status).toBe(405);
+    const wrongType = await call(app, 'POST', '/api/machine/sync', { token: user.token, rawBody: 'now please', headers: { 'content-type': 'text/plain' } });
+    expect(wrongType).toMatchObject({ status: 415, json: { error: expect.any(String) } });
+    expect((await call(app, 'POST', '/api/machine/sync', { token: user.token, body: [1] })).status).toBe(400);
+    expect(await jobRowsFor(jobNames.accountSync, user.id)).toHaveLength(0);
+  });
+});
+
+describe('with the jobs running', () => {
+  it('delivers each of the account’s releases once, signed, after a sync', async () => {
+    await app.jobs.start();
+    const { receiver, user, movie, show } = await userWithReleases();
+    expect((await call(app, 'POST', '/api/machine/sync', { token: user.token })).json).toEqual({ ok: true });
+    await receiver.waitFor(2);
+    const secret = await showWebhookSecret({ accountId: user.id });
+    const verifier = new Webhook(secret);
+    const payloads = receiver.received.map((request) => verifier.verify(request.body, request.headers as Record<string, string>) as { item_key: string });
+    expect(payloads.map((payload) => payload.item_key).sort()).toEqual([`episode:${show.episodes[1]!.id}`, `movie:${movie.id}`].sort());
+
+    // A second sync, and the 30-minute check, find nothing new.
+    await call(app, 'POST', '/api/machine/sync', { token: user.token });
+    await waitUntil(async () => (await jobRowsFor(jobNames.accountSync, user.id)).length === 0, 'the second sync to finish');
+    await app.jobs.agenda.now(jobNames.releaseCheck);
+    await waitUntil(async () => (await jobRowsFor(jobNames.accountCheck, user.id)).length === 0, 'the account check to finish');
+    expect(receiver.received).toHaveLength(2);
+    expect(await db().notification.count({ where: { accountId: user.id, status: 'delivered' } })).toBe(2);
+  });
+
+  it('the 30-minute release check finds accounts with releases on its own', async () => {
+    const { receiver } = await userWithReleases();
+    await app.jobs.agenda.now(jobNames.releaseCheck);
+    await receiver.waitFor(2);
+  });
+
+  it('keeps the two 30-minute jobs, once each', async () => {
+    await app.jobs.start();
+    for (const name of [jobNames.releaseCheck, jobNames.catalogRefresh]) {
+      const rows = await db().agendaJob.findMany({ where: { name } });
+      expect(rows, name).toHaveLength(1);
+      expect(rows[0]!.type).toBe('single');
+      expect(JSON.parse(rows[0]!.attrs)).toMatchObject({ repeatInterval: '30 minutes' });
+    }
+  });
+
+  it('schedules a retry when the receiver fails, and shows every attempt through GraphQL; redelivery keeps the webhook-id', async () => {
+    const { receiver, user, movie } = await userWithReleases();
+    receiver.answerWith((n) => (n === 1 ? { status: 503 } : { status: 200 }));
+    await call(app, 'POST', '/api/machine/sync', { token: user.token });
+    await receiver.waitFor(2);
+    // One of the two failed once: its job waits for the schedule's first delay (about a minute).
+    await waitUntil(async () => (await db().notification.count({ where: { accountId: user.id, attempts: { gt: 0 } } })) === 2, 'both first attempts');
+    const retrying = await db().notification.findFirstOrThrow({ where: { accountId: user.id, status: 'pending' } });
+    expect(retrying.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now() + 30_000);
+    const job = (await db().agendaJob.findMany({ where: { name: jobNames.delivery } })).find(
+      (row) => (JSON.parse(row.attrs) as { data: { notificationId: number } }).data.notificationId === retrying.id,
+    );
+    expect(Number(job!.nextRunAt)).toBeGreaterThan(Date.now() + 30_000);
+
+    const list = await graphql(app, user.token, `{ viewer { notifications(first: 10) { edges { node {
+      databaseId itemKey status attempts webhookId deliveries { number statusCode outcome manual } } } } } }`);
+    const nodes = list.json.data.viewer.notifications.edges.map((edge: { node: unknown }) => edge.node);
+    expect(nodes).toHaveLength(2);
+    const delivered = nodes.find((node: { status: string }) => node.status === 'delivered');
+    expect(delivered.deliveries).toEqual([{ number: 1, statusCode: 200, outcome: 'success', manual: false }]);
+    expect(nodes.find((node: { status: string }) => node.status === 'pending').deliveries).toEqual([
+      { number: 1, statusCode: 503, outcome: 'retry', manual: false },
+    ]);
+
+    // Redelivery: refused while retries are scheduled, accepted once delivered.
+    const refused = await graphql(app, user.token, `mutation($id: Int!) { redeliverNotification(id: $id) { __typename ... on Error { code } } }`, { id: retrying.id });
+    expect(refused.json.data.redeliverNotification).toEqual({ __typename: 'InputError', code: 'BAD_INPUT' });
+    const again = await graphql(app, user.token, `mutation($id: Int!) { redeliverNotification(id: $id) {
+      __typename ... on MutationRedeliverNotificationSuccess { data { status } } } }`, { id: delivered.databaseId });
+    expect(again.json.data.redeliverNotification.__typename).toBe('MutationRedeliverNotificationSuccess');
+    await receiver.waitFor(3);
+    expect(receiver.received[2]!.headers['webhook-id']).toBe(delivered.webhookId);
+    await waitUntil(async () => (await db().deliveryAttempt.count({ where: { notificationId: delivered.databaseId } })) === 2, 'the redelivery log entry');
+    const log = await db().deliveryAttempt.findMany({ where: { notificationId: delivered.databaseId }, orderBy: { number: 'asc' } });
+    expect(log.map((entry) => [entry.number, entry.manual, entry.outcome])).toEqual([[1, false, 'success'], [2, true, 'success']]);
+    expect(movie.id).toBeGreaterThan(0);
+
+    // Someone else's notification is not found.
+    const stranger = await makeAccount();
+    const hidden = await graphql(app, stranger.token, `mutation($id: Int!) { redeliverNotification(id: $id) { __typename } }`, { id: delivered.databaseId });
+    expect(hidden.json.data.redeliverNotification.__typename).toBe('NotFoundError');
+  });
+
+  it('runs a sync through the GraphQL mutation too', async () => {
+    const { receiver, user } = await userWithReleases();
+    const response = await graphql(app, user.token, 'mutation { sync { ok } }');
+    expect(response.json).toEqual({ data: { sync: { ok: true } } });
+    await receiver.waitFor(2);
+  });
+});
