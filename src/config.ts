@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseTargetPolicy } from './webhooks/target-policy.ts';
 
 /** Raised when the environment does not describe a runnable server; lists every problem at once. */
 export class ConfigError extends Error {
@@ -101,6 +102,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const values = parsed.data;
+  try {
+    parseTargetPolicy(values.AIRDATE_WEBHOOK_ALLOWED_HOSTS);
+  } catch (error) {
+    throw new ConfigError([(error as Error).message]);
+  }
   const dataDir = path.resolve(values.AIRDATE_DATA_DIR);
   return {
     http: { port: values.PORT, host: values.HOST },

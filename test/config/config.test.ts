@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+describe('release engine settings', () => {
+  it('defaults: role all, jobs on the application database, external,private webhook targets, 15 s timeout, no network catalogs', () => {
+    const config = loadConfig({});
+    expect(config.jobs).toEqual({ role: 'all', mongodbUrl: undefined, pollMs: 2000 });
+    expect(config.webhooks).toEqual({ allowedHosts: 'external,private', timeoutMs: 15_000 });
+    expect(config.catalogs).toEqual({ tmdb: undefined, tvdb: undefined, igdb: undefined });
+  });
+
+  it('turns a catalog on only when all its keys are set, with base URLs trimmed of trailing slashes', () => {
+    const config = loadConfig({
+      TMDB_API_KEY: 'tmdb-key',
+      AIRDATE_TMDB_URL: 'http://127.0.0.1:9000/3/',
+      TVDB_API_KEY: 'tvdb-key',
+      IGDB_CLIENT_ID: 'only-the-id',
+    });
+    expect(config.catalogs.tmdb).toEqual({ apiKey: 'tmdb-key', baseUrl: 'http://127.0.0.1:9000/3', imageBaseUrl: 'https://image.tmdb.org/t/p/w500' });
+    expect(config.catalogs.tvdb).toMatchObject({ apiKey: 'tvdb-key', pin: undefined, baseUrl: 'https://api4.thetvdb.com/v4' });
+    expect(config.catalogs.igdb).toBeUndefined();
+  });
+
+  it('refuses a bad role, MongoDB URL, base URL, timeout and allow-list, naming each', () => {
+    expect(problemsOf({ AIRDATE_ROLE: 'cron' }).join()).toMatch(/AIRDATE_ROLE/);
+    expect(problemsOf({ AIRDATE_MONGODB_URL: 'http://mongo' }).join()).toMatch(/AIRDATE_MONGODB_URL/);
+    expect(problemsOf({ AIRDATE_TMDB_URL: 'ftp://x' }).join()).toMatch(/AIRDATE_TMDB_URL/);
+    expect(problemsOf({ AIRDATE_WEBHOOK_TIMEOUT_MS: '5' }).join()).toMatch(/AIRDATE_WEBHOOK_TIMEOUT_MS/);
+    expect(problemsOf({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'external,,loopback' }).join()).toMatch(/AIRDATE_WEBHOOK_ALLOWED_HOSTS/);
+    expect(problemsOf({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: '10.0.0.0/33' }).join()).toMatch(/AIRDATE_WEBHOOK_ALLOWED_HOSTS/);
+    expect(loadConfig({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback, 192.168.1.0/24, ha.lan', AIRDATE_ROLE: 'worker' }).jobs.role).toBe('worker');
+  });
+});
