@@ -47,7 +47,13 @@ export interface ServerProcess {
  */
 export function startServer(env: Record<string, string>): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ['src/main.ts', 'serve'], { cwd: root, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+    // Node itself with tsx's loader, not the tsx command: that one runs the server as a child
+    // process of its own, so a SIGKILL sent to it would not reach the server.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+      cwd: root,
+      env: childEnv({ PORT: '0', ...env }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
     const onData = (chunk: Buffer) => {

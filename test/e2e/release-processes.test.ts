@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { db } from '../../src/db/client.ts';
+import { updateAccount } from '../../src/services/accounts.ts';
+import { setFollow } from '../../src/services/library.ts';
+import { useTestDatabase } from '../support/database.ts';
+import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';
+import { startServer, type ServerProcess } from '../support/processes.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+
+/**
+ * Real `serve` processes on the test's database (the SQLite file or PostgreSQL database this file
+ * gets), killed and restarted: what "exactly once, even across restarts and several processes"
+ * means in practice.
+ */
+const config = await useTestDatabase();
+initSecretKey(config);
+
+const serverEnv = {
+  AIRDATE_DATA_DIR: config.dataDir,
+  DATABASE_URL: config.database.url,
+  AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback',
+  // A short delivery timeout makes the lock of a killed worker's delivery expire within seconds.
+  AIRDATE_WEBHOOK_TIMEOUT_MS: '1500',
+  AIRDATE_JOB_POLL_MS: '200',
+  AIRDATE_LOG_LEVEL: 'warn',
+  AIRDATE_RATE_LIMIT_PER_MINUTE: '0',
+};
+const today = new Date().toISOString().slice(0, 10);
+const running: ServerProcess[] = [];
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => (server.child.exitCode === null ? server.stop() : null)));
+});
+
+async function serve(): Promise<ServerProcess> {
+  const server = await startServer(serverEnv);
+  running.push(server);
+  return server;
+}
+
+async function sync(server: ServerProcess, token: string) {
+  const response = await fetch(`${server.baseUrl}/api/machine/sync`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+  expect(await response.json()).toEqual({ ok: true });
+}
+
+async function userFollowing(url: string, items: number) {
+  const user = await makeAccount();
+  await updateAccount({ name: user.name, webhookUrl: url });
+  for (let index = 0; index < items; index++) {
+    const movie = await makeMovie({ releaseDate: today });
+    await setFollow({ accountId: user.id, kind: 'movie', id: movie.id, followed: true });
+  }
+  return user;
+}
+
+describe('release notifications across processes', () => {
+  it('a server killed (SIGKILL) mid-delivery delivers after restart: same webhook-id, one notification', { timeout: 90_000 }, async () => {
+    const receiver = await startWebhookReceiver((n) => (n === 1 ? 'hang' : { status: 200 }));
+    const user = await userFollowing(receiver.url, 1);
+    const first = await serve();
+    await sync(first, user.token);
+    await receiver.waitFor(1, 30_000);
+    // The attempt is in flight (the receiver has not answered): kill the process outright.
+    const killed = new Promise((resolve) => first.child.once('close', resolve));
+    first.child.kill('SIGKILL');
+    await killed;
+    const [pending] = await db().notification.findMany({ where: { accountId: user.id } });
+    expect(pending).toMatchObject({ status: 'pending', attempts: 0 });
+
+    await serve();
+    await receiver.waitFor(2, 45_000);
+    const ids = receiver.received.map((request) => request.headers['webhook-id']);
+    expect(ids).toEqual([pending!.webhookId, pending!.webhookId]);
+    expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
+    const waitDelivered = async () => {
+      for (let tries = 0; tries < 100; tries++) {
+        const rows = await db().notification.findMany({ where: { accountId: user.id } });
+        if (rows[0]?.status === 'delivered') return rows;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error('the notification was never marked delivered');
+    };
+    const rows = await waitDelivered();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ attempts: 1, webhookId: pending!.webhookId });
+  });
+
+  it('two worker processes on one database notify each release exactly once', { timeout: 90_000 }, async () => {
+    const receiver = await startWebhookReceiver();
+    const users = [];
+    for (let index = 0; index < 6; index++) users.push(await userFollowing(receiver.url, 3));
+    const show = await makeShow({ episodes: [{ number: 1, airDate: today }, { number: 2, airDate: today }] });
+    for (const user of users) await setFollow({ accountId: user.id, kind: 'show', id: show.id, followed: true });
+    const expected = users.length * 5;
+
+    const servers = [await serve(), await serve()];
+    // Every account is synced on both servers at once; the 30-minute check also runs at start.
+    await Promise.all(users.flatMap((user) => servers.map((server) => sync(server, user.token))));
+    await receiver.waitFor(expected, 45_000);
+    // Let any duplicate that would come arrive: both servers run the check once more.
+    await Promise.all(users.flatMap((user) => servers.map((server) => sync(server, user.token))));
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const ids = receiver.received.map((request) => request.headers['webhook-id']);
+    expect(ids).toHaveLength(expected);
+    expect(new Set(ids).size).toBe(expected);
+    expect(await db().notification.count({ where: { accountId: { in: users.map((user) => user.id) } } })).toBe(expected);
+  });
+});
