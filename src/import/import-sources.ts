@@ -15,11 +15,17 @@ export interface ImportParser {
    * parses file by file holds one file's bytes at once; throws ImportFileError on the first problem.
    */
   parse(files: Iterable<UploadedFile>): ImportDocument[];
+  /**
+   * One file's document, for sources whose files stand alone (every one but TV Time): the import
+   * then never holds more than one file's document (see importUploads).
+   */
+  parseFile?: (bytes: Uint8Array, fileName: string) => ImportDocument;
 }
 
 const fileByFile = (wantsEntry: EntryFilter, parseFile: (bytes: Uint8Array, fileName: string) => ImportDocument): ImportParser => ({
   wantsEntry,
   parse: (files) => Array.from(files, (file) => parseFile(file.bytes, file.name)),
+  parseFile,
 });
 
 /** The sources `POST /api/import/{source}` and the importLibrary mutation take. */

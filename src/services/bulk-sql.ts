@@ -77,20 +77,51 @@ function rowsJson(columns: readonly string[], rows: readonly (readonly unknown[]
   return `[${parts.join(',')}]`;
 }
 
+/** The INSERT of one statement's rows: `INSERT INTO "table" (columns) SELECT … FROM <the JSON rows>`. */
+function insertStatement(table: string, columns: readonly string[], json: string, sqlite: boolean, returning: readonly string[]): Prisma.Sql {
+  const target = `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(', ')}) `;
+  const source = sqlite
+    ? `SELECT ${columns.map((_, index) => `value ->> ${index}`).join(', ')} FROM json_each(`
+    : `SELECT ${columns.map(quoted).join(', ')} FROM json_populate_recordset(NULL::${quoted(table)}, `;
+  // `RETURNING` rows come back in no promised order, so callers return the columns that identify them.
+  const tail = `${sqlite ? ')' : '::json)'}${returning.length > 0 ? ` RETURNING ${returning.map(quoted).join(', ')}` : ''}`;
+  return Prisma.sql`${Prisma.raw(target + source)}${json}${Prisma.raw(tail)}`;
+}
+
 /** Inserts `rows` (values in `columns` order) into `table`; returns the number of rows written. */
 export async function insertRows(tx: Tx, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<number> {
   const sqlite = databaseKind() === 'sqlite';
-  const target = Prisma.raw(`${quoted(table)} (${columns.map(quoted).join(', ')})`);
-  const source = sqlite
-    ? Prisma.raw(`SELECT ${columns.map((_, index) => `value ->> ${index}`).join(', ')} FROM json_each(`)
-    : Prisma.raw(`SELECT ${columns.map(quoted).join(', ')} FROM json_populate_recordset(NULL::${quoted(table)}, `);
-  const cast = Prisma.raw(sqlite ? ')' : '::json)');
   let written = 0;
   for (let start = 0; start < rows.length; start += rowsPerStatement) {
-    const json = rowsJson(columns, rows.slice(start, start + rowsPerStatement), sqlite);
-    written += await tx.$executeRaw`INSERT INTO ${target} ${source}${json}${cast}`;
+    written += await tx.$executeRaw(insertStatement(table, columns, rowsJson(columns, rows.slice(start, start + rowsPerStatement), sqlite), sqlite, []));
   }
   return written;
+}
+
+/**
+ * Inserts `rows` like insertRows and returns the `returning` columns of the rows written (in no
+ * particular order), so new rows' ids are known without reading them back.
+ */
+export async function insertRowsReturning<T>(
+  tx: Tx,
+  table: string,
+  columns: readonly string[],
+  rows: readonly (readonly unknown[])[],
+  returning: readonly string[],
+): Promise<T[]> {
+  const sqlite = databaseKind() === 'sqlite';
+  const written: T[] = [];
+  for (let start = 0; start < rows.length; start += rowsPerStatement) {
+    const json = rowsJson(columns, rows.slice(start, start + rowsPerStatement), sqlite);
+    for (const row of await tx.$queryRaw<Record<string, unknown>[]>(insertStatement(table, columns, json, sqlite, returning))) written.push(numbers(row) as T);
+  }
+  return written;
+}
+
+/** A row with its BIGINT values (PostgreSQL counts, SQLite through some paths) as numbers. */
+function numbers(row: Record<string, unknown>): Record<string, unknown> {
+  for (const name in row) if (typeof row[name] === 'bigint') row[name] = Number(row[name]);
+  return row;
 }
 
 /**
@@ -118,10 +149,7 @@ export async function selectIn<T>(
     const part = values.slice(start, start + maxListValues).map((value) => [value]);
     const json = rowsJson([column], part, sqlite);
     const found = await tx.$queryRaw<Record<string, unknown>[]>`${selected}${list}${json}${cast} AND ${condition}`;
-    for (const row of found) {
-      for (const [name, value] of Object.entries(row)) if (typeof value === 'bigint') row[name] = Number(value);
-      rows.push(row as T);
-    }
+    for (const row of found) rows.push(numbers(row) as T);
   }
   return rows;
 }

@@ -1,7 +1,7 @@
 import { sourcesByKind, type CatalogSource, type MediaKind } from '../catalog/provider.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { ImportShow, ImportTitle } from '../import/import-document.ts';
-import { insertRows, selectIn } from './bulk-sql.ts';
+import { insertRowsReturning, selectIn } from './bulk-sql.ts';
 
 /**
  * The catalog side of an import, inside the import's transaction: finds the catalog row of every
@@ -76,23 +76,27 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
 
   let changes = 0;
   if (planned.length > 0) {
-    // Inserted in bulk, then found again by their first id (every new row has ids no other row has).
+    // Inserted in bulk; each new row is known again by its first id (new rows have ids no other row has).
     const now = new Date();
     const fields = kind === 'show' ? ['title', 'poster', 'overview'] : ['title', 'poster', 'overview', 'releaseDate'];
     const values = planned.map(({ row, item }) => [...sources.map((source) => row[idColumn[source]] ?? null), ...fieldsOf(item, fields), now, now]);
-    changes += await insertRows(tx, tableName[kind], [...sources.map((source) => idColumn[source]), ...fields, 'createdAt', 'updatedAt'], values);
-    for (const source of sources) {
-      const pending = new Map(planned.filter(({ row }) => row.id < 0 && row[idColumn[source]] != null).map(({ row }) => [row[idColumn[source]], row]));
-      for (const stored of await selectIn<Row>(tx, tableName[kind], ['id', idColumn[source]], idColumn[source], [...pending.keys()])) {
-        pending.get(stored[idColumn[source]])!.id = stored.id;
-      }
-    }
+    const created = await insertRowsReturning<Row>(tx, tableName[kind], [...sources.map((source) => idColumn[source]), ...fields, 'createdAt', 'updatedAt'], values, columns);
+    changes += created.length;
+    const pending = new Map<string, Row>();
+    for (const { row } of planned) pending.set(firstIdKey(row, sources), row);
+    for (const stored of created) pending.get(firstIdKey(stored, sources))!.id = stored.id;
   }
   for (const row of gained) {
     await rows.update({ where: { id: row.id }, data: idsOf(row, sources) });
     changes += 1;
   }
   return { ids: matched.map((row) => row?.id), changes };
+}
+
+/** `source:id` of the row's first external id (planned rows always have one). */
+function firstIdKey(row: Row, sources: readonly CatalogSource[]): string {
+  const source = sources.find((candidate) => row[idColumn[candidate]] != null)!;
+  return `${source}:${row[idColumn[source]]}`;
 }
 
 function idsOf(row: Row, sources: readonly CatalogSource[]): Record<string, unknown> {
@@ -135,11 +139,12 @@ export async function resolveEpisodes(tx: Tx, wanted: WantedEpisode[]): Promise<
     if (!ids.has(key) && !missing.has(key)) missing.set(key, episode);
   }
   if (missing.size === 0) return { ids, changes: 0 };
-  // A big import creates tens of thousands of episodes: multi-row INSERTs, then one read back per
-  // batch of shows (createManyAndReturn costs ~0.5 ms a row).
+  // A big import creates tens of thousands of episodes: multi-row INSERTs that return the new ids
+  // (createManyAndReturn costs ~0.5 ms a row).
   const now = new Date();
   const rows = [...missing.values()].map((episode) => [episode.showId, episode.season, episode.number, episode.title, episode.airDate, now, now]);
-  const changes = await insertRows(tx, 'Episode', ['showId', 'season', 'number', 'title', 'airDate', 'createdAt', 'updatedAt'], rows);
-  await read([...new Set([...missing.values()].map((episode) => episode.showId))]);
+  const created = await insertRowsReturning<EpisodeRow>(tx, 'Episode', ['showId', 'season', 'number', 'title', 'airDate', 'createdAt', 'updatedAt'], rows, ['id', 'showId', 'season', 'number']);
+  for (const row of created) ids.set(episodeKey(row.showId, row.season, row.number), row.id);
+  const changes = created.length;
   return { ids, changes };
 }
