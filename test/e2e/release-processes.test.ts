@@ -33,8 +33,8 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => (server.child.exitCode === null ? server.stop() : null)));
 });
 
-async function serve(): Promise<ServerProcess> {
-  const server = await startServer(serverEnv);
+async function serve(role: 'all' | 'web' | 'worker' = 'all'): Promise<ServerProcess> {
+  const server = await startServer({ ...serverEnv, AIRDATE_ROLE: role });
   running.push(server);
   return server;
 }
@@ -105,5 +105,19 @@ describe('release notifications across processes', () => {
     expect(ids).toHaveLength(expected);
     expect(new Set(ids).size).toBe(expected);
     expect(await db().notification.count({ where: { accountId: { in: users.map((user) => user.id) } } })).toBe(expected);
+  });
+
+  it('AIRDATE_ROLE=web only queues; a worker process runs the jobs', { timeout: 60_000 }, async () => {
+    const receiver = await startWebhookReceiver();
+    const user = await userFollowing(receiver.url, 2);
+    const web = await serve('web');
+    await sync(web, user.token);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(receiver.received).toHaveLength(0);
+    expect(await db().notification.count({ where: { accountId: user.id } })).toBe(0);
+    const worker = await serve('worker');
+    expect(worker.output()).toMatch(/no HTTP listener/);
+    await receiver.waitFor(2, 30_000);
+    expect((await fetch(`${web.baseUrl}/readyz`)).status).toBe(200);
   });
 });

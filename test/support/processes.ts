@@ -35,6 +35,7 @@ export function runCli(args: string[], env: Record<string, string>, options: { v
 
 export interface ServerProcess {
   child: ChildProcess;
+  /** Where it listens; empty for a worker. */
   baseUrl: string;
   output: () => string;
   /** Sends SIGTERM and resolves with the exit code. */
@@ -58,7 +59,8 @@ export function startServer(env: Record<string, string>): Promise<ServerProcess>
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/localhost:\d+)/.exec(output);
+      // A worker (AIRDATE_ROLE=worker) has no HTTP listener: ready once it says it runs jobs.
+      const match = /listening on (http:\/\/localhost:\d+)/.exec(output) ?? /worker running jobs()/.exec(output);
       if (match) {
         resolve({
           child,
