@@ -70,26 +70,60 @@ const quoted = (name: string) => `"${name}"`;
 const postgresRecord = (table: string, columns: readonly string[], element: (index: number) => string) =>
   `json_populate_record(NULL::${quoted(table)}, json_build_object(${columns.map((column, index) => `'${column}', ${element(index)}`).join(', ')}))`;
 
-/** The INSERT of one statement's rows: `INSERT INTO "table" (columns) SELECT … FROM <the JSON rows>`. */
-function insertStatement(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[], sqlite: boolean, returning: readonly string[]): Prisma.Sql {
+/** How insertRows writes. */
+export interface InsertOptions {
+  /**
+   * Columns with the same value in every row, bound once per statement instead of repeated in
+   * each row's JSON (the account, the kind, the source of a history import).
+   */
+  shared?: Readonly<Record<string, unknown>>;
+  /**
+   * Leave out rows for which the table already has a row with the same values in these columns
+   * (compared with `=`, so they must not be null): duplicates are skipped by the database instead
+   * of every candidate row being read back first.
+   */
+  skipExisting?: readonly string[];
+  /** Columns of the written rows to return. */
+  returning?: readonly string[];
+}
+
+/**
+ * The INSERT of one statement's rows: `INSERT INTO "table" (columns) SELECT … FROM <the JSON
+ * rows>`, the shared values as ordinary parameters, and a NOT EXISTS filter for skipExisting.
+ */
+function insertStatement(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[], sqlite: boolean, options: InsertOptions): Prisma.Sql {
   const { json, dates } = rowsJson(rows, columns.length);
-  const target = `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(', ')}) `;
-  // SQLite stores timestamps as text in the adapter's default "iso8601" form (`…+00:00`, not `…Z`).
-  const source = sqlite
-    ? `SELECT ${columns.map((_, index) => (dates[index] ? `replace(value ->> ${index}, 'Z', '+00:00')` : `value ->> ${index}`)).join(', ')} FROM json_each(`
-    : `SELECT ${columns.map((column) => `r.${quoted(column)}`).join(', ')} FROM json_array_elements(`;
-  const from = sqlite ? ')' : `::json) AS e, ${postgresRecord(table, columns, (index) => `e -> ${index}`)} AS r`;
+  const shared = Object.entries(options.shared ?? {});
+  const all = [...shared.map(([column]) => column), ...columns];
+  const expression = new Map<string, Prisma.Sql>();
+  let from: Prisma.Sql;
+  if (sqlite) {
+    // SQLite stores timestamps as text in the adapter's default "iso8601" form (`…+00:00`, not `…Z`).
+    for (const [column, value] of shared) expression.set(column, Prisma.sql`${value}`);
+    columns.forEach((column, index) => expression.set(column, Prisma.raw(dates[index] ? `replace(value ->> ${index}, 'Z', '+00:00')` : `value ->> ${index}`)));
+    from = Prisma.sql`json_each(${json})`;
+  } else {
+    // Shared values go into the record as text and are converted to their columns' types with the rest.
+    const elements = [...shared.map(([column, value]) => Prisma.sql`${Prisma.raw(`'${column}', `)}${value}::text`), ...columns.map((column, index) => Prisma.raw(`'${column}', e -> ${index}`))];
+    for (const column of all) expression.set(column, Prisma.raw(`r.${quoted(column)}`));
+    from = Prisma.sql`json_array_elements(${json}::json) AS e, json_populate_record(NULL::${Prisma.raw(quoted(table))}, json_build_object(${Prisma.join(elements)})) AS r`;
+  }
+  let statement = Prisma.sql`INSERT INTO ${Prisma.raw(`${quoted(table)} (${all.map(quoted).join(', ')})`)} SELECT ${Prisma.join(all.map((column) => expression.get(column)!))} FROM ${from}`;
+  if (options.skipExisting && options.skipExisting.length > 0) {
+    const same = options.skipExisting.map((column) => Prisma.sql`${Prisma.raw(`existing.${quoted(column)}`)} = ${expression.get(column)!}`);
+    statement = Prisma.sql`${statement} WHERE NOT EXISTS (SELECT 1 FROM ${Prisma.raw(quoted(table))} AS existing WHERE ${Prisma.join(same, ' AND ')})`;
+  }
   // `RETURNING` rows come back in no promised order, so callers return the columns that identify them.
-  const tail = `${from}${returning.length > 0 ? ` RETURNING ${returning.map(quoted).join(', ')}` : ''}`;
-  return Prisma.sql`${Prisma.raw(target + source)}${json}${Prisma.raw(tail)}`;
+  if (options.returning && options.returning.length > 0) statement = Prisma.sql`${statement} RETURNING ${Prisma.raw(options.returning.map(quoted).join(', '))}`;
+  return statement;
 }
 
 /** Inserts `rows` (values in `columns` order) into `table`; returns the number of rows written. */
-export async function insertRows(tx: Tx, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<number> {
+export async function insertRows(tx: Tx, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[], options: InsertOptions = {}): Promise<number> {
   const sqlite = databaseKind() === 'sqlite';
   let written = 0;
   for (let start = 0; start < rows.length; start += rowsPerStatement) {
-    written += await tx.$executeRaw(insertStatement(table, columns, rows.slice(start, start + rowsPerStatement), sqlite, []));
+    written += await tx.$executeRaw(insertStatement(table, columns, rows.slice(start, start + rowsPerStatement), sqlite, { ...options, returning: [] }));
   }
   return written;
 }
@@ -104,11 +138,12 @@ export async function insertRowsReturning<T>(
   columns: readonly string[],
   rows: readonly (readonly unknown[])[],
   returning: readonly string[],
+  options: Omit<InsertOptions, 'returning'> = {},
 ): Promise<T[]> {
   const sqlite = databaseKind() === 'sqlite';
   const written: T[] = [];
   for (let start = 0; start < rows.length; start += rowsPerStatement) {
-    const statement = insertStatement(table, columns, rows.slice(start, start + rowsPerStatement), sqlite, returning);
+    const statement = insertStatement(table, columns, rows.slice(start, start + rowsPerStatement), sqlite, { ...options, returning });
     for (const row of await tx.$queryRaw<Record<string, unknown>[]>(statement)) written.push(numbers(row) as T);
   }
   return written;

@@ -6,8 +6,8 @@ import { chunks } from './import-catalog.ts';
 /**
  * The account side of an import, inside its transaction: follow/archive states, watch history
  * and watched states, each read with one query per batch of items and written with createMany or
- * grouped updateMany
- * (history and states, the bulk of a big import, through multi-row INSERTs: bulk-insert.ts). The rules are documented on applyImportDocument (src/services/import.ts).
+ * grouped updateMany (history and states, the bulk of a big import, through bulk INSERTs:
+ * bulk-sql.ts). The rules are documented on applyImportDocument (src/services/import.ts).
  */
 
 type Tx = Prisma.TransactionClient;
@@ -60,7 +60,7 @@ export async function applyFollowStates(tx: Tx, accountId: number, targets: Foll
   });
   for (const [kind, items] of kinds as Map<FollowKind, Map<number, FollowTarget>>) {
     const key = column[kind];
-    const fresh: unknown[][] = []; // accountId, kind, item, followed, archived, followExplicit, archiveExplicit, followedAt, createdAt, updatedAt
+    const fresh: unknown[][] = []; // item, followed, archived, followExplicit, archiveExplicit, followedAt, createdAt, updatedAt
     const updates = new Map<string, { data: Prisma.LibraryItemUpdateManyMutationInput; ids: number[] }>();
     for (const part of chunks([...items.keys()], readBatch)) {
       const columns = ['id', key, 'followed', 'archived', 'followExplicit', 'archiveExplicit', 'followedAt'];
@@ -80,7 +80,7 @@ export async function applyFollowStates(tx: Tx, accountId: number, targets: Foll
           followedAt: followed && !row?.followed ? now : (row?.followedAt ?? null),
         };
         if (!row) {
-          fresh.push([accountId, kind, id, data.followed, data.archived, data.followExplicit, data.archiveExplicit, data.followedAt, now, now]);
+          fresh.push([id, data.followed, data.archived, data.followExplicit, data.archiveExplicit, data.followedAt, now, now]);
           continue;
         }
         const same = data.followed === row.followed && data.archived === row.archived && data.followExplicit === row.followExplicit
@@ -94,7 +94,7 @@ export async function applyFollowStates(tx: Tx, accountId: number, targets: Foll
       }
     }
     const written = [key, 'followed', 'archived', 'followExplicit', 'archiveExplicit', 'followedAt', 'createdAt', 'updatedAt'];
-    writes += await insertRows(tx, 'LibraryItem', ['accountId', 'kind', ...written], fresh);
+    writes += await insertRows(tx, 'LibraryItem', written, fresh, { shared: { accountId, kind } });
     for (const { data, ids } of updates.values()) {
       for (const part of chunks(ids)) writes += (await tx.libraryItem.updateMany({ where: { id: { in: part } }, data })).count;
     }
@@ -118,42 +118,25 @@ export async function applyWatchData(
   });
   for (const [kind, items] of kinds as Map<WatchKind, Map<number, WatchTarget>>) {
     const key = column[kind];
-    const events: unknown[][] = []; // accountId, kind, item, watched, at, source
-    const states: unknown[][] = []; // accountId, kind, item, watched, changedAt
+    const events: unknown[][] = []; // item, watched, at (the account, kind and source are shared)
+    const states: unknown[][] = []; // item, watched, changedAt
     const updates = new Map<string, { data: { watched: boolean; changedAt: Date }; ids: number[] }>();
     const ids = [...items.keys()].filter((id) => items.get(id)!.history.length > 0 || items.get(id)!.watched !== undefined);
     for (const part of chunks(ids, readBatch)) {
-      const seen = new Set<string>();
-      // Only entries at the file's times can be duplicates: the time range keeps the lookup on the
-      // (accountId, at) index instead of scanning the account's whole history for every batch.
-      let [first, last] = [Infinity, -Infinity];
-      for (const id of part) for (const entry of items.get(id)!.history) [first, last] = [Math.min(first, entry.at.getTime()), Math.max(last, entry.at.getTime())];
-      if (first <= last) {
-        const condition = Prisma.sql`"accountId" = ${accountId} AND "at" >= ${new Date(first)} AND "at" <= ${new Date(last)}`;
-        for (const event of await selectIn<{ item: number; watched: boolean; at: Date }>(tx, 'WatchEvent', [key, 'watched', 'at'], key, part, condition)) {
-          const row = event as unknown as Record<string, unknown>;
-          seen.add(`${row[key]}:${event.watched}:${event.at.getTime()}`);
-        }
-      }
       type State = { id: number; watched: boolean; changedAt: Date } & Record<string, number>;
       const stored = await selectIn<State>(tx, 'WatchState', ['id', key, 'watched', 'changedAt'], key, part, Prisma.sql`"accountId" = ${accountId}`);
       const stateOf = new Map(stored.map((row) => [row[key]!, row]));
       for (const id of part) {
         const target = items.get(id)!;
-        for (const entry of target.history) {
-          const mark = `${id}:${entry.watched}:${entry.at.getTime()}`;
-          if (seen.has(mark)) continue;
-          seen.add(mark);
-          events.push([accountId, kind, id, entry.watched, entry.at, source]);
-        }
+        for (const entry of distinctEntries(target.history)) events.push([id, entry.watched, entry.at]);
         const last = target.history.at(-1);
         const watched = target.watched ?? last?.watched;
         if (watched === undefined) continue;
         const state = stateOf.get(id);
         if (!state) {
           if (!watched) continue; // never watched: unwatching changes nothing
-          states.push([accountId, kind, id, watched, last?.at ?? now]);
-          if (!last) events.push([accountId, kind, id, watched, now, source]);
+          states.push([id, watched, last?.at ?? now]);
+          if (!last) events.push([id, watched, now]);
         } else if (state.watched !== watched && last !== undefined && last.at > state.changedAt) {
           const group = `${watched}:${last.at.getTime()}`;
           const entry = updates.get(group) ?? { data: { watched, changedAt: last.at }, ids: [] as number[] };
@@ -162,11 +145,31 @@ export async function applyWatchData(
         }
       }
     }
-    history += await insertRows(tx, 'WatchEvent', ['accountId', 'kind', key, 'watched', 'at', 'source'], events);
-    writes += await insertRows(tx, 'WatchState', ['accountId', 'kind', key, 'watched', 'changedAt'], states);
+    // Entries the account already has (same item, watched flag and time) are skipped by the INSERT
+    // itself: reading the account's history at the file's times first cost a row object per entry.
+    history += await insertRows(tx, 'WatchEvent', [key, 'watched', 'at'], events, {
+      shared: { accountId, kind, source },
+      skipExisting: ['accountId', key, 'watched', 'at'],
+    });
+    writes += await insertRows(tx, 'WatchState', [key, 'watched', 'changedAt'], states, { shared: { accountId, kind } });
     for (const { data, ids: stateIds } of updates.values()) {
       for (const part of chunks(stateIds)) writes += (await tx.watchState.updateMany({ where: { id: { in: part } }, data })).count;
     }
   }
   return { history, writes: writes + history };
+}
+
+/** `history` (oldest first) without repeated (watched, time) entries, which merged items can have. */
+function* distinctEntries(history: ImportWatchEvent[]): Generator<ImportWatchEvent> {
+  const sorted = history.every((entry, index) => index === 0 || history[index - 1]!.at.getTime() <= entry.at.getTime())
+    ? history
+    : [...history].sort((a, b) => a.at.getTime() - b.at.getTime());
+  let time = NaN;
+  let seen = 0; // bit 1: a watched entry at `time`, bit 2: an unwatched one
+  for (const entry of sorted) {
+    if (entry.at.getTime() !== time) [time, seen] = [entry.at.getTime(), 0];
+    const bit = entry.watched ? 1 : 2;
+    if ((seen & bit) === 0) yield entry;
+    seen |= bit;
+  }
 }
