@@ -20,8 +20,13 @@ const idSources = ['tmdb', 'tvdb', 'igdb'] as const;
  */
 export class DocumentBuilder {
   private readonly items: Item[] = [];
-  private readonly byKey = new Map<string, Item>();
-  private readonly episodesOf = new Map<ImportShow, Map<string, ImportEpisode>>();
+  // Items by kind and external id, and by kind and lower-cased title for items without ids. Maps
+  // keyed by the numbers themselves: a 100 000-entry file looks items up 100 000 times, and string
+  // keys made several strings per lookup.
+  private readonly byId = byKind(() => ({ tmdb: new Map<number, Item>(), tvdb: new Map<number, Item>(), igdb: new Map<number, Item>() }));
+  private readonly byTitle = byKind(() => new Map<string, Item>());
+  /** Episodes of each show by season, then number. */
+  private readonly episodesOf = new Map<ImportShow, Map<number, Map<number, ImportEpisode>>>();
   private readonly skipped: ImportDocument['skipped'] = [];
   private readonly notes = new Set<string>();
 
@@ -42,13 +47,14 @@ export class DocumentBuilder {
 
   /** Episode (season, number) of `show`, created on first mention. */
   episode(show: ImportShow, season: number, number: number, title?: string | null): ImportEpisode {
-    let episodes = this.episodesOf.get(show);
-    if (!episodes) this.episodesOf.set(show, (episodes = new Map()));
-    const key = `${season}:${number}`;
-    let episode = episodes.get(key);
+    let seasons = this.episodesOf.get(show);
+    if (!seasons) this.episodesOf.set(show, (seasons = new Map()));
+    let episodes = seasons.get(season);
+    if (!episodes) seasons.set(season, (episodes = new Map()));
+    let episode = episodes.get(number);
     if (!episode) {
       episode = { season, number, title: title ?? null, history: [] };
-      episodes.set(key, episode);
+      episodes.set(number, episode);
       show.episodes.push(episode);
     } else if (!episode.title && title) {
       episode.title = title;
@@ -91,21 +97,36 @@ export class DocumentBuilder {
   }
 
   private item(kind: ItemKind, ids: ImportIds, title: string, create: () => Item): Item {
-    const keys = idSources.flatMap((source) => (ids[source] === undefined ? [] : [`${kind}:${source}:${ids[source]}`]));
-    if (keys.length === 0) keys.push(`${kind}:title:${title.toLowerCase()}`);
-    let item = keys.map((key) => this.byKey.get(key)).find((found) => found !== undefined);
+    const known = this.byId[kind];
+    // The first id (in idSources order) already seen names the item; without ids, the title does.
+    let item: Item | undefined;
+    let hasId = false;
+    for (const source of idSources) {
+      const id = ids[source];
+      if (id === undefined) continue;
+      hasId = true;
+      item ??= known[source].get(id);
+    }
+    const titleKey = hasId ? undefined : title.toLowerCase();
+    if (titleKey !== undefined) item = this.byTitle[kind].get(titleKey);
     if (!item) {
       item = create();
       this.items.push(item);
     }
     for (const source of idSources) {
       const id = ids[source];
+      if (id === undefined || known[source].has(id)) continue;
       // An id the item already has under another value stays; the file's first word wins.
-      if (id !== undefined && item.ids[source] === undefined && !this.byKey.has(`${kind}:${source}:${id}`)) item.ids[source] = id;
+      if (item.ids[source] === undefined) item.ids[source] = id;
+      known[source].set(id, item);
     }
-    for (const key of keys) if (!this.byKey.has(key)) this.byKey.set(key, item);
+    if (titleKey !== undefined && !this.byTitle[kind].has(titleKey)) this.byTitle[kind].set(titleKey, item);
     return item;
   }
+}
+
+function byKind<T>(create: () => T): Record<ItemKind, T> {
+  return { show: create(), movie: create(), game: create() };
 }
 
 function tidyHistory(target: { history: { watched: boolean; at: Date }[] }): void {

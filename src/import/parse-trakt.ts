@@ -35,14 +35,12 @@ export function parseTraktFile(bytes: Uint8Array, fileName: string): ImportDocum
   }
   const entries = parseJsonFile(bytes, fileName);
   if (!Array.isArray(entries)) throw new ImportFileError(fileName, 'is not a Trakt export file: expected a JSON array of entries');
-  entries.forEach((value, index) => {
-    const entry = objectOf(value);
-    const fail = (problem: string): never => {
-      throw new ImportFileError(fileName, `entry ${index + 1}: ${problem}`);
-    };
-    if (!entry) fail('is not an object');
-    readEntry(builder, entry!, fail);
-  });
+  // One `fail` for the whole file (a closure per entry was garbage on 100 000-entry exports).
+  let index = 0;
+  const fail = (problem: string): never => {
+    throw new ImportFileError(fileName, `entry ${index + 1}: ${problem}`);
+  };
+  for (; index < entries.length; index += 1) readEntry(builder, objectOf(entries[index]) ?? fail('is not an object'), fail);
   return builder.build();
 }
 
