@@ -128,7 +128,7 @@ export async function applyWatchData(
       const stateOf = new Map(stored.map((row) => [row[key]!, row]));
       for (const id of part) {
         const target = items.get(id)!;
-        for (const entry of distinctEntries(target.history)) events.push([id, entry.watched, entry.at]);
+        pushDistinctEntries(events, id, target.history);
         const last = target.history.at(-1);
         const watched = target.watched ?? last?.watched;
         if (watched === undefined) continue;
@@ -159,17 +159,28 @@ export async function applyWatchData(
   return { history, writes: writes + history };
 }
 
-/** `history` (oldest first) without repeated (watched, time) entries, which merged items can have. */
-function* distinctEntries(history: ImportWatchEvent[]): Generator<ImportWatchEvent> {
-  const sorted = history.every((entry, index) => index === 0 || history[index - 1]!.at.getTime() <= entry.at.getTime())
-    ? history
-    : [...history].sort((a, b) => a.at.getTime() - b.at.getTime());
+/**
+ * Appends `[id, watched, at]` for each entry of `history` (oldest first) but repeated (watched,
+ * time) entries, which merged items can have. A plain loop: it runs once per history entry.
+ */
+function pushDistinctEntries(events: unknown[][], id: number, history: ImportWatchEvent[]): void {
+  let sorted = history;
+  for (let index = 1; index < history.length; index += 1) {
+    if (history[index - 1]!.at.getTime() > history[index]!.at.getTime()) {
+      sorted = [...history].sort((a, b) => a.at.getTime() - b.at.getTime());
+      break;
+    }
+  }
   let time = NaN;
   let seen = 0; // bit 1: a watched entry at `time`, bit 2: an unwatched one
   for (const entry of sorted) {
-    if (entry.at.getTime() !== time) [time, seen] = [entry.at.getTime(), 0];
+    const at = entry.at.getTime();
+    if (at !== time) {
+      time = at;
+      seen = 0;
+    }
     const bit = entry.watched ? 1 : 2;
-    if ((seen & bit) === 0) yield entry;
+    if ((seen & bit) === 0) events.push([id, entry.watched, entry.at]);
     seen |= bit;
   }
 }
