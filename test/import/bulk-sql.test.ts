@@ -62,4 +62,34 @@ describe('insertRows', () => {
     const first = found.find((row) => row.id === ids[1])!;
     expect([typeof first.id, first.watched, first.at]).toEqual(['number', false, new Date(start + 60_000)]);
   });
+
+  it('binds shared values once and skips rows the table already has (skipExisting)', async () => {
+    const account = await makeAccount();
+    const show = await makeShow({ episodes: [{ season: 1, number: 1, airDate: null }, { season: 1, number: 2, airDate: null }] });
+    const [first, second] = show.episodes.map((episode) => episode.id);
+    const at = (day: number) => new Date(Date.UTC(2025, 0, day, 20, 0, 0, 5));
+    const write = (rows: unknown[][]) =>
+      db().$transaction((tx) =>
+        insertRows(tx, 'WatchEvent', ['episodeId', 'watched', 'at'], rows, {
+          shared: { accountId: account.id, kind: 'episode', source: 'import:trakt' },
+          skipExisting: ['accountId', 'episodeId', 'watched', 'at'],
+        }),
+      );
+    expect(await write([[first, true, at(1)], [second, true, at(1)]])).toBe(2);
+    // Same item, flag and time: skipped. A different flag, time or item: written.
+    expect(await write([[first, true, at(1)], [first, false, at(1)], [first, true, at(2)], [second, true, at(1)]])).toBe(2);
+    const stored = await db().watchEvent.findMany({ where: { accountId: account.id }, orderBy: [{ at: 'asc' }, { id: 'asc' }] });
+    expect(stored.map((row) => [row.episodeId, row.watched, row.at.toISOString(), row.kind, row.source])).toEqual([
+      [first, true, at(1).toISOString(), 'episode', 'import:trakt'],
+      [second, true, at(1).toISOString(), 'episode', 'import:trakt'],
+      [first, false, at(1).toISOString(), 'episode', 'import:trakt'],
+      [first, true, at(2).toISOString(), 'episode', 'import:trakt'],
+    ]);
+    // Another account's identical entry is not a duplicate of this account's.
+    const other = await makeAccount();
+    expect(await db().$transaction((tx) => insertRows(tx, 'WatchEvent', ['episodeId', 'watched', 'at'], [[first, true, at(1)]], {
+      shared: { accountId: other.id, kind: 'episode', source: 'import:trakt' },
+      skipExisting: ['accountId', 'episodeId', 'watched', 'at'],
+    }))).toBe(1);
+  });
 });

@@ -55,6 +55,43 @@ describe('POST /api/import/{source}', () => {
     expect(await libraryRows(account.id)).toBe(0);
   });
 
+  it('validates every zip entry before writing: a bad entry after good ones (in a later file) writes nothing', async () => {
+    const account = await makeAccount();
+    const tmdb = unique();
+    const show = traktShow(`Show ${tmdb}`, tmdb, unique());
+    const good = (id: number) => traktEpisodePlay(id, `2025-03-0${id}T21:00:00.000Z`, show, 1, id);
+    const file = zip({
+      'trakt-export/watched-history-1.json': json([good(1), good(2)]),
+      'trakt-export/watched-history-2.json': json([good(3)]),
+      // Entries 1 and 2 are fine; entry 3 is not.
+      'trakt-export/watched-history-3.json': json([good(4), good(5), { ...good(6), watched_at: 'yesterday' }]),
+    });
+    const response = await upload('/api/import/trakt', account.token, { 'trakt-export.zip': file, 'later.json': json([good(7)]) });
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({ error: 'trakt-export.zip/trakt-export/watched-history-3.json: entry 3: watched_at is not an ISO 8601 timestamp' });
+    expect(await libraryRows(account.id)).toBe(0);
+    expect(await db().watchEvent.count({ where: { accountId: account.id } })).toBe(0);
+    expect(await db().show.count({ where: { tmdbId: tmdb } })).toBe(0);
+  });
+
+  it('applies every file of a many-file upload once, in order, with the last one parsed only once', async () => {
+    const account = await makeAccount();
+    const tmdb = unique();
+    const show = traktShow(`Show ${tmdb}`, tmdb, unique());
+    // Five files of the same show: a rewatch of episode 1 in the last file, an unknown entry kind in the first.
+    const files: Record<string, Uint8Array> = {};
+    for (let part = 1; part <= 5; part += 1) files[`trakt-export/watched-history-${part}.json`] = json([traktEpisodePlay(part, `2025-04-0${part}T21:00:00.000Z`, show, 1, part === 5 ? 1 : part)]);
+    files['trakt-export/ratings-episodes.json'] = json([{ rated_at: '2025-04-01T00:00:00.000Z', rating: 8, type: 'season', show }]);
+    const response = await upload('/api/import/trakt', account.token, { 'trakt-export.zip': zip(files) });
+    expect(response.status).toBe(200);
+    expect(response.json.imported).toEqual({ shows: 1, episodes: 4, movies: 0, games: 0, history: 5 });
+    expect(response.json.skipped).toEqual([{ file: 'trakt-export.zip/trakt-export/ratings-episodes.json', item: 'ratings', reason: 'ratings are not stored; the rated titles are followed' }]);
+    const history = await db().watchEvent.findMany({ where: { accountId: account.id }, orderBy: { at: 'asc' }, select: { at: true, episode: { select: { number: true } } } });
+    expect(history.map((event) => [event.at.toISOString().slice(0, 10), event.episode!.number])).toEqual([
+      ['2025-04-01', 1], ['2025-04-02', 2], ['2025-04-03', 3], ['2025-04-04', 4], ['2025-04-05', 1],
+    ]);
+  });
+
   it('imports a TV Time zip without opening its token files, and a Grouvee CSV', async () => {
     const account = await makeAccount();
     const tvdb = unique();
