@@ -15,9 +15,12 @@ export interface CreateAgendaProps {
   /** Jobs of one kind run at once by this instance (default 10). */
   defaultConcurrency?: number;
   /**
-   * Jobs of one kind this instance locks ahead of running them (default 50). Without a limit a
-   * worker locks every due job in one sweep: thousands of small jobs would all wait behind one
-   * worker while others idle, and those still queued when their lock expired would be skipped.
+   * Jobs of one kind this instance locks per poll ahead of running them (default 100). A worker
+   * fetches due jobs only when it polls (or is told of a job saved in this process), so this
+   * bounds its rate: 100 per `pollMs` (2 000 queued jobs take ~40 s at 2 s). Unlimited, one worker
+   * would lock a whole batch while others idle, and jobs still queued when their lock expires
+   * are dropped by Agenda until the lock expires again; keep limit × job time / concurrency well
+   * under the lock lifetime (100 × 15 s / 10 = 150 s against 10 min).
    */
   defaultLockLimit?: number;
   /**
@@ -48,7 +51,7 @@ export function createAgenda(props: CreateAgendaProps): Agenda {
     processEvery: props.pollMs,
     maxConcurrency: props.maxConcurrency ?? 20,
     defaultConcurrency: props.defaultConcurrency ?? 10,
-    defaultLockLimit: props.defaultLockLimit ?? 50,
+    defaultLockLimit: props.defaultLockLimit ?? 100,
     defaultLockLifetime: props.defaultLockLifetime ?? 10 * 60_000,
     removeOnComplete: props.removeOnComplete ?? false,
   });

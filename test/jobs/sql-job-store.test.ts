@@ -4,7 +4,7 @@ import type { Config } from '../../src/config.ts';
 import { db } from '../../src/db/client.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { jobStoreContract } from './job-store-contract.ts';
-import { agendaFactory, jobName, storedJob, storedJobs } from './support/job-store-harness.ts';
+import { agendaFactory, jobName, storedJob, storedJobs, waitFor } from './support/job-store-harness.ts';
 
 /**
  * The job store contract on the application's database: SQLite in the "sqlite" project,
@@ -21,6 +21,16 @@ describe(`SQL job store on ${config.database.kind}`, () => {
 
 describe(`SQL job store on ${config.database.kind}: its own promises`, () => {
   const newAgenda = agendaFactory(() => ({ childEnv: {} }));
+
+  it('a job saved in this process runs at once, not at the next poll', async () => {
+    const agenda = newAgenda({ pollMs: 60_000 });
+    const name = jobName('notified');
+    let runs = 0;
+    agenda.define(name, async () => void (runs += 1));
+    await agenda.start(); // polls once now, then not for a minute
+    await agenda.now(name, {});
+    await waitFor('the run (well before the next poll)', () => runs === 1);
+  });
 
   it('simultaneous every() calls from two instances make one job', async () => {
     const [first, second] = [newAgenda(), newAgenda()];
