@@ -147,9 +147,17 @@ export async function applyWatchData(
     }
     // Entries the account already has (same item, watched flag and time) are skipped by the INSERT
     // itself: reading the account's history at the file's times first cost a row object per entry.
+    let [first, last] = [Infinity, -Infinity];
+    for (const event of events) {
+      const at = (event[2] as Date).getTime();
+      if (at < first) first = at;
+      if (at > last) last = at;
+    }
     history += await insertRows(tx, 'WatchEvent', [key, 'watched', 'at'], events, {
       shared: { accountId, kind, source },
       skipExisting: ['accountId', key, 'watched', 'at'],
+      // Only entries at the file's times can be duplicates: the (accountId, at) index range.
+      skipExistingWithin: events.length === 0 ? undefined : Prisma.sql`existing."accountId" = ${accountId} AND existing."at" >= ${new Date(first)} AND existing."at" <= ${new Date(last)}`,
     });
     writes += await insertRows(tx, 'WatchState', [key, 'watched', 'changedAt'], states, { shared: { accountId, kind } });
     for (const { data, ids: stateIds } of updates.values()) {
