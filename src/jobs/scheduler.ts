@@ -37,7 +37,7 @@ export async function createScheduler(
 ): Promise<Scheduler> {
   // Finished one-time jobs are removed, so a later sync or redelivery of the same account or
   // notification can be queued again (unique jobs coalesce only while queued or running).
-  const agenda = createAgenda({ mongodbUrl: config.jobs.mongodbUrl, pollMs: config.jobs.pollMs, removeOnComplete: true, name: `${hostname()}:${process.pid}` });
+  const agenda = createAgenda({ mongodbUrl: config.jobs.mongodbUrl, pollMs: config.jobs.pollMs, removeOnComplete: true, maxConcurrency: 100, name: `${hostname()}:${process.pid}` });
   agenda.on('error', (error: Error) => deps.logger.error('job system', error));
   defineReleaseJobs(agenda, {
     catalog: deps.catalog,
