@@ -1,4 +1,5 @@
-import { MongoBackend } from '@agendajs/mongo-backend';
+import { createRequire } from 'node:module';
+import type { MongoBackend } from '@agendajs/mongo-backend';
 import { Agenda, type AgendaBackend } from 'agenda';
 import { createSqlJobBackend } from './sql-backend.ts';
 
@@ -43,7 +44,7 @@ export function createAgenda(props: CreateAgendaProps): Agenda {
   if (!Number.isFinite(props.pollMs) || props.pollMs <= 0) throw new Error(`createAgenda: pollMs must be a positive number of ms (got ${props.pollMs})`);
   let agenda: Agenda | undefined;
   const backend = props.mongodbUrl
-    ? retryingConnect(new MongoBackend({ address: props.mongodbUrl }), (error) => agenda?.emit('error', error))
+    ? retryingConnect(new (loadMongoBackend())({ address: props.mongodbUrl }), (error) => agenda?.emit('error', error))
     : createSqlJobBackend({ notifyInProcess: props.notifyInProcess });
   agenda = new Agenda({
     backend,
@@ -56,6 +57,15 @@ export function createAgenda(props: CreateAgendaProps): Agenda {
     removeOnComplete: props.removeOnComplete ?? false,
   });
   return agenda;
+}
+
+/**
+ * The MongoDB backend class, loaded only when MongoDB is configured: the driver costs ~30 MB of
+ * memory that a server on its own database never needs (Node ≥ 20.19 can `require` ES modules).
+ */
+function loadMongoBackend(): typeof MongoBackend {
+  const require = createRequire(import.meta.url);
+  return (require('@agendajs/mongo-backend') as typeof import('@agendajs/mongo-backend')).MongoBackend;
 }
 
 /** Longest wait between two attempts to reach MongoDB. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { afterAll, describe } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { jobStoreContract } from './job-store-contract.ts';
 
 /**
@@ -35,4 +35,16 @@ afterAll(async () => {
 
 describe.skipIf(!mongodbUrl)(`MongoDB job store${mongodbUrl ? '' : ` (${skipReason})`}`, () => {
   jobStoreContract(() => ({ mongodbUrl, childEnv: {} }));
+});
+
+// Runs without a server: the MongoDB path is chosen by AIRDATE_MONGODB_URL and reports an
+// unreachable server as Agenda 'error' events while it keeps trying, instead of crashing.
+describe('MongoDB job store without a server', () => {
+  it('loads the MongoDB backend on demand and reports an unreachable server as an error event', async () => {
+    const { createAgenda } = await import('../../src/jobs/create-agenda.ts');
+    const agenda = createAgenda({ mongodbUrl: 'mongodb://127.0.0.1:9/airdate?serverSelectionTimeoutMS=200', pollMs: 100 });
+    const error = await new Promise<Error>((resolve) => agenda.once('error', resolve));
+    expect(error.message).toMatch(/cannot reach MongoDB for jobs \(trying again in \d+ ms\)/);
+    expect(agenda.ready).toBeInstanceOf(Promise);
+  });
 });
