@@ -10,8 +10,8 @@ import { sendWebhook } from '../../src/webhooks/send-webhook.ts';
 import { policies, startReceiver } from './receiver.ts';
 
 const repository = path.resolve(import.meta.dirname, '../..');
-const doc = readFileSync(path.join(repository, 'docs/webhooks.md'), 'utf8');
-const blocks = (language: string) => [...doc.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1]!);
+const codeBlocks = (doc: string, language: string) =>
+  [...doc.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1]!);
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
 // The snippets run from a scratch folder whose node_modules points at ours, so `standardwebhooks` resolves.
@@ -42,18 +42,26 @@ function cases(delivery: Delivery): [Delivery, boolean][] {
   ];
 }
 
-describe('docs/webhooks.md', () => {
-  it('has two JavaScript verification snippets and one in Python', () => {
-    expect(blocks('js')).toHaveLength(2);
+// The README repeats the essentials (one JavaScript and the Python snippet, the schedule): both are run.
+describe.each([
+  { file: 'docs/webhooks.md', javascript: 2 },
+  { file: 'README.md', javascript: 1 },
+])('$file', ({ file, javascript }) => {
+  const doc = readFileSync(path.join(repository, file), 'utf8');
+  const blocks = (language: string) => codeBlocks(doc, language);
+  const tag = file.replace(/\W/g, '-');
+
+  it(`has ${javascript} JavaScript verification snippet(s) and one in Python`, () => {
+    expect(blocks('js')).toHaveLength(javascript);
     expect(blocks('python')).toHaveLength(1);
   });
 
-  it.each([0, 1])('JavaScript snippet %i verifies a real delivery and refuses altered ones', async (index) => {
+  it.each([...Array(javascript).keys()])('JavaScript snippet %i verifies a real delivery and refuses altered ones', async (index) => {
     const delivery = await receiveDelivery();
-    const module = path.join(scratch, `verify-${index}.mjs`);
+    const module = path.join(scratch, `verify-${tag}-${index}.mjs`);
     writeFileSync(module, blocks('js')[index]!);
-    const runner = path.join(scratch, `run-${index}.mjs`);
-    writeFileSync(runner, `import { verifyAirdateWebhook } from './verify-${index}.mjs';\nconst { secret, headers, body } = JSON.parse(process.argv[2]);\nconsole.log(JSON.stringify(verifyAirdateWebhook(secret, headers, body)));\n`);
+    const runner = path.join(scratch, `run-${tag}-${index}.mjs`);
+    writeFileSync(runner, `import { verifyAirdateWebhook } from './verify-${tag}-${index}.mjs';\nconst { secret, headers, body } = JSON.parse(process.argv[2]);\nconsole.log(JSON.stringify(verifyAirdateWebhook(secret, headers, body)));\n`);
     for (const [input, expected] of cases(delivery)) {
       expect(JSON.parse(execFileSync(process.execPath, [runner, JSON.stringify(input)], { cwd: scratch, encoding: 'utf8' }))).toBe(expected);
     }
@@ -61,8 +69,9 @@ describe('docs/webhooks.md', () => {
 
   it.skipIf(!hasPython)(`Python snippet verifies a real delivery and refuses altered ones${hasPython ? '' : ' (SKIPPED: python3 is not on PATH)'}`, async () => {
     const delivery = await receiveDelivery();
-    writeFileSync(path.join(scratch, 'verify_doc.py'), blocks('python')[0]!);
-    const runner = 'import json, sys\nfrom verify_doc import verify_airdate_webhook\nd = json.loads(sys.argv[1])\nprint(json.dumps(verify_airdate_webhook(d["secret"], d["headers"], d["body"].encode("utf-8"))))\n';
+    const moduleName = `verify_${tag.replace(/-/g, '_')}`;
+    writeFileSync(path.join(scratch, `${moduleName}.py`), blocks('python')[0]!);
+    const runner = `import json, sys\nfrom ${moduleName} import verify_airdate_webhook\nd = json.loads(sys.argv[1])\nprint(json.dumps(verify_airdate_webhook(d["secret"], d["headers"], d["body"].encode("utf-8"))))\n`;
     for (const [input, expected] of cases(delivery)) {
       expect(JSON.parse(execFileSync('python3', ['-c', runner, JSON.stringify(input)], { cwd: scratch, encoding: 'utf8' }))).toBe(expected);
     }
@@ -78,7 +87,7 @@ describe('docs/webhooks.md', () => {
     }
     const table = rows.join('\n');
     // On a schedule change, paste the table this prints into the doc.
-    expect(doc, `docs/webhooks.md should hold:\n${table}`).toContain(table);
+    expect(doc, `${file} should hold:\n${table}`).toContain(table);
     expect(doc).toContain(`After attempt ${maxDeliveryAttempts} the notification is marked failed`);
   });
 });
