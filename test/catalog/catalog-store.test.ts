@@ -40,6 +40,16 @@ async function episodesOf(showId: number) {
 }
 
 describe('storeCatalogRecords', () => {
+  it('stores the same new item from several writers at once as one row (a lost insert race is run again)', async () => {
+    const [tmdb, movieId] = [freshId(), freshId()];
+    const records = () => [show({ tmdb }, [episode(1, 1, '2026-03-01'), episode(1, 2, '2026-03-08')]), movie(movieId, '2026-04-01')];
+    const results = await Promise.all(Array.from({ length: 6 }, () => storeCatalogRecords(records())));
+    expect(new Set(results.map((result) => result.items.map((item) => item.databaseId).join()))).toHaveProperty('size', 1);
+    const [stored] = await db().show.findMany({ where: { tmdbId: tmdb } });
+    expect(await episodesOf(stored!.id)).toHaveLength(2);
+    expect(await db().movie.count({ where: { tmdbId: movieId } })).toBe(1);
+  });
+
   it('creates items with their episodes, returns their database ids and bumps the catalog version', async () => {
     const [tmdb, tvdb, movieId] = [freshId(), freshId(), freshId()];
     const before = await catalogVersion();
