@@ -120,4 +120,17 @@ describe('release notifications across processes', () => {
     await receiver.waitFor(2, 30_000);
     expect((await fetch(`${web.baseUrl}/readyz`)).status).toBe(200);
   });
+
+  it('SIGTERM lets a delivery in flight finish before the process exits', { timeout: 60_000 }, async () => {
+    const receiver = await startWebhookReceiver(() => ({ status: 200, delayMs: 1_000 }));
+    const user = await userFollowing(receiver.url, 1);
+    const server = await serve();
+    await sync(server, user.token);
+    await receiver.waitFor(1, 30_000);
+    // The receiver answers a second later; the process must wait for it.
+    expect(await server.stop()).toBe(0);
+    const [row] = await db().notification.findMany({ where: { accountId: user.id } });
+    expect(row).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(await db().agendaJob.count({ where: { name: 'webhook-delivery', lockedAt: { not: null } } })).toBe(0);
+  });
 });

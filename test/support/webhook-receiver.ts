@@ -8,8 +8,8 @@ export interface ReceivedWebhook {
   at: Date;
 }
 
-/** What the receiver answers: a status (and headers), or `hang` to never answer. */
-export type ReceiverAnswer = { status: number; headers?: Record<string, string> } | 'hang';
+/** What the receiver answers: a status (and headers, after `delayMs`), or `hang` to never answer. */
+export type ReceiverAnswer = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 /**
  * A real HTTP webhook receiver on 127.0.0.1 for the calling test file: records every request and
@@ -34,7 +34,9 @@ export async function startWebhookReceiver(answer: (requestNumber: number) => Re
         hanging.add(response);
         return;
       }
-      response.writeHead(reply.status, reply.headers).end();
+      const answer = () => response.writeHead(reply.status, reply.headers).end();
+      if (reply.delayMs) setTimeout(answer, reply.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
