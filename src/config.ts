@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { parseTargetPolicy } from './webhooks/target-policy.ts';
+import { parseTargetPolicy, type TargetPolicy } from './webhooks/target-policy.ts';
 
 /** Raised when the environment does not describe a runnable server; lists every problem at once. */
 export class ConfigError extends Error {
@@ -89,8 +89,8 @@ export interface Config {
     pollMs: number;
   };
   webhooks: {
-    /** AIRDATE_WEBHOOK_ALLOWED_HOSTS as written (parsed by src/webhooks/target-policy.ts). */
-    allowedHosts: string;
+    /** AIRDATE_WEBHOOK_ALLOWED_HOSTS, parsed: which addresses deliveries may connect to. */
+    policy: TargetPolicy;
     timeoutMs: number;
   };
 }
@@ -102,8 +102,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const values = parsed.data;
+  let webhookPolicy: TargetPolicy;
   try {
-    parseTargetPolicy(values.AIRDATE_WEBHOOK_ALLOWED_HOSTS);
+    webhookPolicy = parseTargetPolicy(values.AIRDATE_WEBHOOK_ALLOWED_HOSTS);
   } catch (error) {
     throw new ConfigError([(error as Error).message]);
   }
@@ -140,7 +141,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             },
     },
     jobs: { role: values.AIRDATE_ROLE, mongodbUrl: values.AIRDATE_MONGODB_URL, pollMs: values.AIRDATE_JOB_POLL_MS },
-    webhooks: { allowedHosts: values.AIRDATE_WEBHOOK_ALLOWED_HOSTS, timeoutMs: values.AIRDATE_WEBHOOK_TIMEOUT_MS },
+    webhooks: { policy: webhookPolicy, timeoutMs: values.AIRDATE_WEBHOOK_TIMEOUT_MS },
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Agenda, BackoffContext } from 'agenda';
 import type { Logger } from '../log.ts';
 import type { CatalogService } from '../services/catalog.ts';
-import { deliverNotification, findStrandedNotifications, type DeliverProps } from '../services/deliveries.ts';
+import { deliverNotification, findStrandedNotifications } from '../services/deliveries.ts';
 import { findAccountsToCheck, recordReleaseNotifications } from '../services/releases.ts';
 import type { TargetPolicy } from '../webhooks/target-policy.ts';
 
@@ -19,16 +19,13 @@ export const jobNames = {
   delivery: 'webhook-delivery',
 } as const;
 
-export const checkInterval = '30 minutes';
+const checkInterval = '30 minutes';
 
 export interface ReleaseJobDeps {
   catalog: CatalogService;
   policy: TargetPolicy;
   timeoutMs: number;
   logger: Logger;
-  now?: () => Date;
-  /** Resolver override for webhook deliveries (tests); dns.lookup otherwise. */
-  lookup?: DeliverProps['lookup'];
 }
 
 /** Thrown by a delivery that should be tried again after `delayMs` (the webhook schedule's choice). */
@@ -50,20 +47,18 @@ function backoff(context: BackoffContext): number | null {
 }
 
 /** Lock lifetime of a delivery: past it, a worker that died mid-attempt is presumed dead. */
-export const deliveryLockLifetime = (timeoutMs: number): number => timeoutMs * 2 + 1_000;
+const deliveryLockLifetime = (timeoutMs: number): number => timeoutMs * 2 + 1_000;
 
 /** Defines every release-engine job on `agenda` (a worker must define them before starting). */
 export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
-  const now = deps.now ?? (() => new Date());
-
   const checkAccount = async (accountId: number) => {
-    const created = await recordReleaseNotifications({ accountId, now: now() });
+    const created = await recordReleaseNotifications({ accountId, now: new Date() });
     for (const notificationId of created) await queueDelivery(agenda, notificationId, { manual: false });
     return created.length;
   };
 
   agenda.define(jobNames.releaseCheck, async () => {
-    const at = now();
+    const at = new Date();
     // A notification recorded by a process that died before queueing its delivery.
     const stranded = await findStrandedNotifications({ now: at, graceMs: deliveryLockLifetime(deps.timeoutMs) * 2 });
     for (const notificationId of stranded) await queueDelivery(agenda, notificationId, { manual: false });
@@ -94,8 +89,6 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
       manual: manual === true,
       policy: deps.policy,
       timeoutMs: deps.timeoutMs,
-      now,
-      lookup: deps.lookup,
     });
     if (!step.done) throw new RetryLater(step.retryInMs);
   }, { backoff, concurrency: 50, lockLimit: 100, lockLifetime: deliveryLockLifetime(deps.timeoutMs) });

@@ -4,9 +4,8 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { CatalogService } from '../services/catalog.ts';
 import { prepareRedelivery } from '../services/deliveries.ts';
-import { parseTargetPolicy } from '../webhooks/target-policy.ts';
 import { createAgenda, stopAgenda } from './create-agenda.ts';
-import { defineReleaseJobs, queueDelivery, queueSync, scheduleRecurringJobs, type ReleaseJobDeps } from './release-jobs.ts';
+import { defineReleaseJobs, queueDelivery, queueSync, scheduleRecurringJobs } from './release-jobs.ts';
 
 /** What requests may ask of the job system; every role can queue, only workers run jobs. */
 export interface JobQueue {
@@ -33,7 +32,7 @@ export interface Scheduler extends JobQueue {
  */
 export async function createScheduler(
   config: Config,
-  deps: { catalog: CatalogService; logger: Logger; now?: () => Date; lookup?: ReleaseJobDeps['lookup'] },
+  deps: { catalog: CatalogService; logger: Logger },
 ): Promise<Scheduler> {
   // Finished one-time jobs are removed, so a later sync or redelivery of the same account or
   // notification can be queued again (unique jobs coalesce only while queued or running).
@@ -41,11 +40,9 @@ export async function createScheduler(
   agenda.on('error', (error: Error) => deps.logger.error('job system', error));
   defineReleaseJobs(agenda, {
     catalog: deps.catalog,
-    policy: parseTargetPolicy(config.webhooks.allowedHosts),
+    policy: config.webhooks.policy,
     timeoutMs: config.webhooks.timeoutMs,
     logger: deps.logger,
-    now: deps.now,
-    lookup: deps.lookup,
   });
   await agenda.ready;
   let started = false;

@@ -14,9 +14,8 @@ export interface DeliverProps {
   manual: boolean;
   policy: TargetPolicy;
   timeoutMs: number;
+  /** Clock for the attempt's time and signature timestamp. */
   now?: () => Date;
-  /** Resolver override (tests of DNS rebinding); dns.lookup otherwise. */
-  lookup?: Parameters<typeof sendWebhook>[0]['lookup'];
 }
 
 /**
@@ -32,7 +31,7 @@ export async function deliverNotification(props: DeliverProps): Promise<Delivery
   const now = props.now ?? (() => new Date());
   const notification = await db().notification.findUnique({
     where: { id: props.notificationId },
-    include: { account: { select: { id: true, webhookUrl: true, webhookDisabledAt: true } } },
+    include: { account: { select: { id: true, webhookUrl: true, webhookDisabledAt: true, webhookSecretEnc: true } } },
   });
   if (!notification || notification.status !== 'pending') return { done: true, outcome: 'skipped' };
   const { account } = notification;
@@ -41,7 +40,7 @@ export async function deliverNotification(props: DeliverProps): Promise<Delivery
     return { done: true, outcome: 'cancelled' };
   }
 
-  const secret = await showWebhookSecret({ accountId: account.id });
+  const secret = await showWebhookSecret({ accountId: account.id, stored: account.webhookSecretEnc });
   const attemptAt = now();
   const result = await sendWebhook({
     url: account.webhookUrl,
@@ -51,7 +50,6 @@ export async function deliverNotification(props: DeliverProps): Promise<Delivery
     policy: props.policy,
     timeoutMs: props.timeoutMs,
     now,
-    lookup: props.lookup,
   });
 
   const number = notification.attempts + 1;

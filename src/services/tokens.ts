@@ -126,10 +126,18 @@ export async function flushTokenUsageWrites(): Promise<void> {
  * The account's Standard Webhooks signing secret (`whsec_…`), created on first view and stored
  * only encrypted in `Account.webhookSecretEnc`. Racing first views get the same secret.
  */
-export async function showWebhookSecret(props: { accountId: number }): Promise<string> {
-  const account = await db().account.findUnique({ where: { id: props.accountId }, select: { webhookSecretEnc: true } });
-  if (!account) throw unknownAccount(props.accountId);
-  if (account.webhookSecretEnc) return decryptSecret(account.webhookSecretEnc, secretKey());
+export async function showWebhookSecret(props: {
+  accountId: number;
+  /** The account's `webhookSecretEnc` when the caller has already read the row (saves a query). */
+  stored?: string | null;
+}): Promise<string> {
+  let stored = props.stored;
+  if (stored === undefined) {
+    const account = await db().account.findUnique({ where: { id: props.accountId }, select: { webhookSecretEnc: true } });
+    if (!account) throw unknownAccount(props.accountId);
+    stored = account.webhookSecretEnc;
+  }
+  if (stored) return decryptSecret(stored, secretKey());
   const secret = generateWebhookSecret();
   // Conditional write: only the first of several concurrent first views stores its secret.
   const { count } = await db().account.updateMany({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { parseTargetPolicy } from '../../src/webhooks/target-policy.ts';
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -15,7 +16,7 @@ describe('release engine settings', () => {
   it('defaults: role all, jobs on the application database, external,private webhook targets, 15 s timeout, no network catalogs', () => {
     const config = loadConfig({});
     expect(config.jobs).toEqual({ role: 'all', mongodbUrl: undefined, pollMs: 2000 });
-    expect(config.webhooks).toEqual({ allowedHosts: 'external,private', timeoutMs: 15_000 });
+    expect(config.webhooks).toEqual({ policy: parseTargetPolicy('external,private'), timeoutMs: 15_000 });
     expect(config.catalogs).toEqual({ tmdb: undefined, tvdb: undefined, igdb: undefined });
   });
 
