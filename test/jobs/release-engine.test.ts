@@ -100,7 +100,7 @@ describe('with the jobs running', () => {
   });
 
   it('schedules a retry when the receiver fails, and shows every attempt through GraphQL; redelivery keeps the webhook-id', async () => {
-    const { receiver, user, movie } = await userWithReleases();
+    const { receiver, user } = await userWithReleases();
     receiver.answerWith((n) => (n === 1 ? { status: 503 } : { status: 200 }));
     await call(app, 'POST', '/api/machine/sync', { token: user.token });
     await receiver.waitFor(2);
@@ -134,7 +134,6 @@ describe('with the jobs running', () => {
     await waitUntil(async () => (await db().deliveryAttempt.count({ where: { notificationId: delivered.databaseId } })) === 2, 'the redelivery log entry');
     const log = await db().deliveryAttempt.findMany({ where: { notificationId: delivered.databaseId }, orderBy: { number: 'asc' } });
     expect(log.map((entry) => [entry.number, entry.manual, entry.outcome])).toEqual([[1, false, 'success'], [2, true, 'success']]);
-    expect(movie.id).toBeGreaterThan(0);
 
     // Someone else's notification is not found.
     const stranger = await makeAccount();

@@ -29,7 +29,8 @@ async function notificationTo(answer?: (n: number) => ReceiverAnswer) {
   const movie = await makeMovie({ title: 'Arrival — Ünïcode 🎬', releaseDate: today });
   await setFollow({ accountId: account.id, kind: 'movie', id: movie.id, followed: true });
   const [id] = await recordReleaseNotifications({ accountId: account.id, now: new Date() });
-  return { receiver, account, movie, id: id!, deliver: (manual = false) => deliverNotification({ notificationId: id!, manual, policy, timeoutMs }) };
+  const deliver = (manual = false, now?: () => Date) => deliverNotification({ notificationId: id!, manual, policy, timeoutMs, now });
+  return { receiver, account, movie, id: id!, deliver };
 }
 
 const rowOf = (id: number) => db().notification.findUniqueOrThrow({ where: { id }, include: { deliveries: { orderBy: { number: 'asc' } } } });
@@ -56,17 +57,21 @@ describe('deliverNotification', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
-  it('retries a 5xx with the same webhook-id, scheduling the next attempt, then succeeds', async () => {
+  it('retries a 5xx with the same webhook-id and a new timestamp, scheduling the next attempt, then succeeds', async () => {
     const { receiver, id, deliver } = await notificationTo((n) => (n === 1 ? { status: 503 } : { status: 200 }));
-    const step = await deliver();
+    const first = new Date(Date.now() - 120_000);
+    const step = await deliver(false, () => first);
     expect(step.done).toBe(false);
     if (!step.done) expect(step.retryInMs).toBeGreaterThanOrEqual(45_000);
     const pending = await rowOf(id);
     expect(pending).toMatchObject({ status: 'pending', attempts: 1 });
-    expect(pending.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now());
+    expect(pending.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(first.getTime() + 45_000);
     expect(pending.deliveries).toMatchObject([{ number: 1, statusCode: 503, outcome: 'retry' }]);
     expect(await deliver()).toEqual({ done: true, outcome: 'success' });
     expect(receiver.received.map((request) => request.headers['webhook-id'])).toEqual([pending.webhookId, pending.webhookId]);
+    const [stampOne, stampTwo] = receiver.received.map((request) => Number(request.headers['webhook-timestamp']));
+    expect(stampOne).toBe(Math.floor(first.getTime() / 1000));
+    expect(stampTwo! - stampOne!).toBeGreaterThanOrEqual(119);
     expect((await rowOf(id)).deliveries.map((attempt) => attempt.outcome)).toEqual(['retry', 'success']);
   });
 

@@ -7,7 +7,7 @@ import { generateWebhookSecret } from '../../src/auth/token-format.ts';
 import { maxDeliveryAttempts, retryBaseDelaysMs } from '../../src/webhooks/retry-schedule.ts';
 import { newWebhookId } from '../../src/webhooks/sign.ts';
 import { sendWebhook } from '../../src/webhooks/send-webhook.ts';
-import { policies, startReceiver } from './receiver.ts';
+import { policies, startReceiver } from '../support/webhook-receiver.ts';
 
 const repository = path.resolve(import.meta.dirname, '../..');
 const codeBlocks = (doc: string, language: string) =>

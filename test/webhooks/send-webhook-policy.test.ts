@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { sendWebhook } from '../../src/webhooks/send-webhook.ts';
 import type { LookupFunction, SendWebhookProps } from '../../src/webhooks/send-webhook.ts';
 import { parseTargetPolicy } from '../../src/webhooks/target-policy.ts';
-import { policies, startReceiver, testSecret } from './receiver.ts';
+import { policies, startReceiver, testSecret } from '../support/webhook-receiver.ts';
 
 function send(url: string, overrides: Partial<SendWebhookProps> = {}) {
   return sendWebhook({ url, webhookId: 'msg_test', body: '{}', secret: testSecret, policy: policies.defaults, timeoutMs: 5000, ...overrides });

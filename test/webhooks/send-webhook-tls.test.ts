@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sendWebhook } from '../../src/webhooks/send-webhook.ts';
 import type { LookupFunction } from '../../src/webhooks/send-webhook.ts';
-import { policies, testSecret } from './receiver.ts';
+import { policies, testSecret } from '../support/webhook-receiver.ts';
 
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 const scratch = mkdtempSync(path.join(tmpdir(), 'airdate-webhook-tls-'));

@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { sendWebhook } from '../../src/webhooks/send-webhook.ts';
 import type { SendWebhookProps } from '../../src/webhooks/send-webhook.ts';
-import { policies, startReceiver, testSecret } from './receiver.ts';
+import { policies, startReceiver, testSecret } from '../support/webhook-receiver.ts';
 
 const body = JSON.stringify({ type: 'movie', title: 'Amélie — 東京', subtitle: 'Movie · 2001', poster: 'https://img.example/p.jpg', item_key: 'movie:7', id: 7, air_date: '2001-04-25' });
 
