@@ -63,7 +63,7 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
     const stranded = await findStrandedNotifications({ now: at, graceMs: deliveryLockLifetime(deps.timeoutMs) * 2 });
     for (const notificationId of stranded) await queueDelivery(agenda, notificationId, { manual: false });
     const accounts = await findAccountsToCheck(at);
-    for (const accountId of accounts) await queueUnique(agenda, jobNames.accountCheck, { accountId });
+    for (const accountId of accounts) await queueUnique(agenda, jobNames.accountCheck, { accountId }, 'accountId');
     deps.logger.debug(`release check: ${accounts.length} account(s) queued, ${stranded.length} stranded notification(s) re-queued`);
   });
 
@@ -86,7 +86,8 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
     const { notificationId, manual } = job.attrs.data as { notificationId: number; manual?: boolean };
     const step = await deliverNotification({
       notificationId,
-      manual: manual === true,
+      // Retries of a redelivery are the schedule's own attempts, not asked for again.
+      manual: manual === true && !job.attrs.failCount,
       policy: deps.policy,
       timeoutMs: deps.timeoutMs,
     });
@@ -99,25 +100,32 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
   });
 }
 
-/** Queues `name` with `data` unless a job with the same data is already queued or running. */
-async function queueUnique(agenda: Agenda, name: string, data: Record<string, number>): Promise<void> {
-  const unique = Object.fromEntries(Object.entries(data).map(([key, value]) => [`data.${key}`, value]));
-  await agenda.create(name, data).unique(unique, { insertOnly: true }).schedule(new Date()).save();
+/**
+ * Queues `name` with `data` unless a job with the same data is already queued or running. A job
+ * that ran to its end without being removed (its retries exhausted) still holds the unique key:
+ * it is scheduled again, else that account's syncs (or that notification's delivery) would never
+ * run again. A redelivery (`replace`) always reschedules the existing job to run now.
+ */
+async function queueUnique(agenda: Agenda, name: string, data: Record<string, unknown>, key: string, options: { replace?: boolean } = {}): Promise<void> {
+  const unique = { [`data.${key}`]: data[key] };
+  const job = await agenda.create(name, data).unique(unique, { insertOnly: !options.replace }).schedule(new Date()).save();
+  if (options.replace || job.attrs.nextRunAt !== null) return;
+  // nextRunAt is null while a one-time job runs too; only an unlocked one has finished.
+  const stored = await agenda.db.getJobById(String(job.attrs._id));
+  if (stored && !stored.lockedAt && stored.nextRunAt === null) await job.unique(unique).schedule(new Date()).save();
 }
 
 /**
- * Queues the delivery of a notification. The job is unique per notification: queueing it again
- * while it waits for a retry changes nothing. A redelivery (`manual`) replaces a finished job's
- * schedule so that it runs now.
+ * Queues the delivery of a notification: one job per notification, so queueing it again while it
+ * waits for a retry changes nothing. A redelivery (`manual`) makes it run now.
  */
 export async function queueDelivery(agenda: Agenda, notificationId: number, options: { manual: boolean }): Promise<void> {
-  const job = agenda.create(jobNames.delivery, { notificationId, manual: options.manual });
-  await job.unique({ 'data.notificationId': notificationId }, { insertOnly: !options.manual }).schedule(new Date()).save();
+  await queueUnique(agenda, jobNames.delivery, { notificationId, manual: options.manual }, 'notificationId', { replace: options.manual });
 }
 
 /** Queues a sync of one account: coalesced with one already queued or running. */
 export async function queueSync(agenda: Agenda, accountId: number): Promise<void> {
-  await queueUnique(agenda, jobNames.accountSync, { accountId });
+  await queueUnique(agenda, jobNames.accountSync, { accountId }, 'accountId');
 }
 
 /** Makes the two 30-minute jobs exist (once, however many workers call it). */

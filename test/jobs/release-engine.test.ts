@@ -52,6 +52,23 @@ describe('POST /api/machine/sync', () => {
     expect(receiver.received).toHaveLength(0);
   });
 
+  it('queues again a sync whose job ran to its end without being removed (retries exhausted)', async () => {
+    const { user } = await userWithReleases();
+    await call(app, 'POST', '/api/machine/sync', { token: user.token });
+    const [queued] = await jobRowsFor(jobNames.accountSync, user.id);
+    // What Agenda leaves after the last failed retry: unlocked, failed, never to run again.
+    await db().agendaJob.update({ where: { id: queued!.id }, data: { nextRunAt: null, lockedAt: null, failedAt: BigInt(Date.now()) } });
+    await call(app, 'POST', '/api/machine/sync', { token: user.token });
+    const rows = await jobRowsFor(jobNames.accountSync, user.id);
+    expect(rows).toHaveLength(1);
+    expect(Number(rows[0]!.nextRunAt)).toBeGreaterThan(0);
+    // A locked (running) one is left alone: nextRunAt is null while a one-time job runs.
+    await db().agendaJob.update({ where: { id: queued!.id }, data: { nextRunAt: null, lockedAt: BigInt(Date.now()) } });
+    await call(app, 'POST', '/api/machine/sync', { token: user.token });
+    expect((await jobRowsFor(jobNames.accountSync, user.id))[0]!.nextRunAt).toBeNull();
+    await db().agendaJob.delete({ where: { id: queued!.id } });
+  });
+
   it('refuses a missing token, a wrong method, a non-JSON body and a non-object body', async () => {
     const { user } = await userWithReleases();
     expect((await call(app, 'POST', '/api/machine/sync')).status).toBe(401);
