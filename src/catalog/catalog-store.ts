@@ -1,5 +1,5 @@
 import { db } from '../db/client.ts';
-import { isUniqueViolation } from '../services/prisma-errors.ts';
+import { retryOnUniqueViolation } from '../services/prisma-errors.ts';
 import type { Game, Movie, Prisma, Show } from '../generated/prisma/client.ts';
 import {
   hasMatchableId,
@@ -117,19 +117,9 @@ export async function storeCatalogRecords(records: CatalogRecord[]): Promise<Sto
     throw new Error(`catalog ${kind} "${title}" has none of the ids ${sourcesByKind[kind].join(', ')}`);
   }
   if (records.length === 0) return { items: [], changes: 0 };
-  // Two writers storing the same new item at once (a sync's refresh and the 30-minute refresh on
-  // PostgreSQL, say): the later insert breaks a unique index. Run again, it finds the other's row
-  // and updates it instead.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await storeOnce(records);
-    } catch (error) {
-      if (attempt === maxStoreAttempts || !isUniqueViolation(error)) throw error;
-    }
-  }
+  // Two writers storing the same new item at once: a sync's refresh and the 30-minute one, say.
+  return retryOnUniqueViolation(() => storeOnce(records));
 }
-
-const maxStoreAttempts = 3;
 
 async function storeOnce(records: CatalogRecord[]): Promise<StoredIds> {
   return db().$transaction(

@@ -1,5 +1,6 @@
 import type { MediaKind } from '../catalog/provider.ts';
 import { db } from '../db/client.ts';
+import { retryOnUniqueViolation } from './prisma-errors.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { ImportDocument, ImportShow, ImportTitle } from '../import/import-document.ts';
 import { episodeKey, resolveEpisodes, resolveItems, type WantedEpisode } from './import-catalog.ts';
@@ -71,8 +72,15 @@ export interface ApplyImportProps {
 
 type Tx = Prisma.TransactionClient;
 
-/** Applies `document` to the account in one transaction (the rules above). */
+/**
+ * Applies `document` to the account in one transaction (the rules above). A transaction that lost
+ * a race to create the same catalog or library row as a concurrent writer is run again.
+ */
 export async function applyImportDocument(props: ApplyImportProps): Promise<ImportResult> {
+  return retryOnUniqueViolation(() => applyOnce(props));
+}
+
+async function applyOnce(props: ApplyImportProps): Promise<ImportResult> {
   const { accountId, document } = props;
   const now = props.now ?? new Date();
   const file = document.fileName;
@@ -85,6 +93,9 @@ export async function applyImportDocument(props: ApplyImportProps): Promise<Impo
   if (document.shows.length === 0 && document.titles.length === 0) return result;
   return db().$transaction(
     async (tx) => {
+      // Imports into one account take turns (a row lock on PostgreSQL; SQLite writes one at a
+      // time anyway): two uploads of the same file at once must not both find its history new.
+      await tx.$executeRaw`UPDATE "Account" SET "feedVersion" = "feedVersion" WHERE "id" = ${accountId}`;
       const source = `import:${document.source}`;
       const follows: FollowTarget[] = [];
       const watches: WatchTarget[] = [];

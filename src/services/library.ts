@@ -1,4 +1,5 @@
 import { db } from '../db/client.ts';
+import { retryOnUniqueViolation } from './prisma-errors.ts';
 import { InputError, NotFoundError } from '../errors.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 
@@ -48,7 +49,8 @@ export async function setWatched(props: SetWatchedProps): Promise<{ changed: boo
   checkId(props.id);
   const column = itemColumn[props.kind];
   const at = props.at ?? new Date();
-  return db().$transaction(async (tx) => {
+  // Two identical first writes at once: the loser's insert runs again and finds the row.
+  return retryOnUniqueViolation(() => db().$transaction(async (tx) => {
     await assertItemExists(tx, props.kind, props.id);
     const key = { accountId: props.accountId, [column]: props.id };
     // A conditional update decides "did it change" atomically, even with concurrent writers.
@@ -67,7 +69,7 @@ export async function setWatched(props: SetWatchedProps): Promise<{ changed: boo
     });
     await tx.account.update({ where: { id: props.accountId }, data: { feedVersion: { increment: 1 } } });
     return { changed: true };
-  });
+  }));
 }
 
 export interface SetFollowProps {
@@ -96,7 +98,8 @@ export async function setFollow(props: SetFollowProps): Promise<{ changed: boole
   }
   const column = itemColumn[props.kind];
   const now = new Date();
-  return db().$transaction(async (tx) => {
+  // Two identical first writes at once: the loser's insert runs again and finds the row.
+  return retryOnUniqueViolation(() => db().$transaction(async (tx) => {
     await assertItemExists(tx, props.kind, props.id);
     const key = { accountId: props.accountId, [column]: props.id };
     const existing = await tx.libraryItem.findFirst({ where: key });
@@ -118,7 +121,7 @@ export async function setFollow(props: SetFollowProps): Promise<{ changed: boole
     }
     await tx.account.update({ where: { id: props.accountId }, data: { feedVersion: { increment: 1 } } });
     return { changed: true };
-  });
+  }));
 }
 
 function sameValue(a: unknown, b: unknown): boolean {

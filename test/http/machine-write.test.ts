@@ -20,6 +20,17 @@ const summaryOf = async (token: string) => (await call(app, 'GET', '/api/machine
 const history = (accountId: number) => db().watchEvent.findMany({ where: { accountId }, orderBy: { id: 'asc' } });
 
 describe('POST /api/machine/watched', () => {
+  it('four identical first writes at once all succeed and change the state once (watched and follow)', async () => {
+    const account = await makeAccount();
+    const movie = await makeMovie();
+    const send = (path: string, body: unknown) => Promise.all([1, 2, 3, 4].map(() => call(app, 'POST', path, { token: account.token, body })));
+    const watched = await send('/api/machine/watched', { kind: 'movie', id: movie.id, watched: true });
+    const followed = await send('/api/machine/follow', { kind: 'movie', id: movie.id, followed: true });
+    expect([...watched, ...followed].map((response) => response.status)).toEqual(Array(8).fill(200));
+    expect(await history(account.id)).toHaveLength(1);
+    expect(await db().libraryItem.count({ where: { accountId: account.id } })).toBe(1);
+  });
+
   it('marks watched and unwatched, idempotently, with one history entry per real change', async () => {
     const { account, episode } = await fixture();
     const body = { kind: 'episode', id: episode.id, watched: true };

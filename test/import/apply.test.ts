@@ -54,6 +54,21 @@ describe('applyImportDocument', () => {
     expect(await catalogVersion()).toBeGreaterThan(catalogBefore);
   });
 
+  it('two imports of the same file at once into one account (and two accounts racing to create the same items) write it once', async () => {
+    const [first, second] = [await makeAccount(), await makeAccount()];
+    const { document } = traktHistory();
+    const again = () => structuredClone(document);
+    const results = await Promise.all([first.id, first.id, second.id, second.id].map((accountId) => applyImportDocument({ accountId, document: again() })));
+    expect(results.map((result) => result.imported.history).sort()).toEqual([0, 0, 5, 5]);
+    for (const account of [first, second]) expect(await counts(account.id)).toEqual({ library: 2, events: 5, states: 4 });
+    // Items the account already has (no insert to collide on): the imports still take turns.
+    const rewatch = structuredClone(document);
+    for (const show of rewatch.shows) for (const episode of show.episodes) episode.history = episode.history.map((entry) => ({ ...entry, at: new Date(entry.at.getTime() + 86_400_000) }));
+    const later = await Promise.all([1, 2, 3].map(() => applyImportDocument({ accountId: first.id, document: structuredClone(rewatch) })));
+    expect(later.map((result) => result.imported.history).sort()).toEqual([0, 0, 3]); // one shifted play lands on an existing one
+    expect((await counts(first.id)).events).toBe(8);
+  });
+
   it('importing the same file twice changes nothing the second time', async () => {
     const account = await makeAccount();
     const { document } = traktHistory();
