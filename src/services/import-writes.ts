@@ -70,8 +70,10 @@ export async function applyFollowStates(tx: Tx, accountId: number, targets: Foll
         const target = items.get(id)!;
         const row = byId.get(id);
         const archivable = kind === 'show' && target.archived !== undefined;
-        const followed = row?.followExplicit ? row.followed : (target.followed ?? true);
-        const archived = row?.archiveExplicit || !archivable ? (row?.archived ?? false) : target.archived!;
+        // decisions.md: an account that set its follow *or* archive state explicitly keeps both.
+        const kept = (row?.followExplicit ?? false) || (row?.archiveExplicit ?? false);
+        const followed = kept ? row!.followed : (target.followed ?? true);
+        const archived = kept || !archivable ? (row?.archived ?? false) : target.archived!;
         const data = {
           followed,
           archived,

@@ -107,6 +107,18 @@ describe('applyImportDocument', () => {
     expect([row.followed, row.archived]).toEqual([false, true]);
   });
 
+  it('an account that only archived an unfollowed show keeps it unfollowed (follow or archive set explicitly: both stay)', async () => {
+    const account = await makeAccount();
+    const { show } = traktHistory();
+    const stored = await makeShow({ episodes: [{ number: 3, airDate: '2025-03-01' }] });
+    await db().show.update({ where: { id: stored.id }, data: { tmdbId: show.ids.tmdb!, tvdbId: show.ids.tvdb ?? null } });
+    await setFollow({ accountId: account.id, kind: 'show', id: stored.id, archived: true });
+    const later = parseTraktFile(json([traktEpisodePlay(9, '2025-04-01T21:00:00.000Z', show, 1, 3)]), 'watched-history-2.json');
+    await applyImportDocument({ accountId: account.id, document: later });
+    const row = await db().libraryItem.findFirstOrThrow({ where: { accountId: account.id, showId: stored.id } });
+    expect([row.followed, row.archived, row.followedAt]).toEqual([false, true, null]);
+  });
+
   it('a stated unfollow applies (and then counts as explicit) when the account set nothing itself', async () => {
     const account = await makeAccount();
     const tvdb = unique();
