@@ -75,8 +75,6 @@ const commands: Record<string, Handler> = {
   migrate: async (args, io) => {
     parse(args, {}, [], 'migrate');
     const applied = await migrateDatabase(io.config);
-    // Opening checks the pragmas and applies anything a concurrent start added, like `serve` would.
-    await withDatabase(io.config, async () => undefined);
     if (applied.length === 0) io.stdout('database is up to date');
     for (const name of applied) io.stdout(name);
   },

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { DatabaseError } from './errors.ts';
 
 /** How long connecting may take before we give up: an unreachable server fails start-up quickly. */
@@ -55,7 +55,9 @@ export function explainConnectError(error: unknown): string {
 
 /** A connected pg client, or DatabaseError with one line saying why not. */
 export async function connectPostgres(url: string): Promise<pg.Client> {
-  const client = new pg.Client(postgresConnection(url));
+  // Loaded here, not at the top: a server on SQLite never needs the PostgreSQL driver.
+  const { default: driver } = await import('pg');
+  const client = new driver.Client(postgresConnection(url));
   // An error after connecting (server restart) must not crash the process; the next query fails instead.
   client.on('error', () => undefined);
   try {
