@@ -167,7 +167,9 @@ export async function recordReleaseNotifications(props: { accountId: number; now
 /**
  * Accounts that may have something to notify at `now`: an active webhook and a followed,
  * non-archived item released within the catch-up window in some time zone (UTC dates widened by a
- * day each way cover every zone). The per-account check then decides exactly, in its own zone.
+ * day each way cover every zone) that it has not been notified about. The per-account check then
+ * decides exactly, in its own zone. Accounts whose releases are all notified are left out, so
+ * the 30-minute check does not queue the same accounts again and again.
  */
 export async function findAccountsToCheck(now: Date): Promise<number[]> {
   const utcToday = localDate('UTC', now);
@@ -178,9 +180,12 @@ export async function findAccountsToCheck(now: Date): Promise<number[]> {
     FROM "LibraryItem" l JOIN "Account" a ON a."id" = l."accountId"
     WHERE l."followed" = true AND l."archived" = false
       AND a."webhookUrl" IS NOT NULL AND a."webhookDisabledAt" IS NULL
-      AND (l."showId" IN (SELECT e."showId" FROM "Episode" e WHERE e."airDate" >= ${from} AND e."airDate" <= ${to})
-        OR l."movieId" IN (SELECT m."id" FROM "Movie" m WHERE m."releaseDate" >= ${from} AND m."releaseDate" <= ${to})
-        OR l."gameId" IN (SELECT g."id" FROM "Game" g WHERE g."releaseDate" >= ${from} AND g."releaseDate" <= ${to}))
+      AND (EXISTS (SELECT 1 FROM "Episode" e WHERE e."showId" = l."showId" AND e."airDate" >= ${from} AND e."airDate" <= ${to}
+            AND NOT EXISTS (SELECT 1 FROM "Notification" n WHERE n."accountId" = l."accountId" AND n."itemKey" = 'episode:' || e."id"))
+        OR EXISTS (SELECT 1 FROM "Movie" m WHERE m."id" = l."movieId" AND m."releaseDate" >= ${from} AND m."releaseDate" <= ${to}
+            AND NOT EXISTS (SELECT 1 FROM "Notification" n WHERE n."accountId" = l."accountId" AND n."itemKey" = 'movie:' || m."id"))
+        OR EXISTS (SELECT 1 FROM "Game" g WHERE g."id" = l."gameId" AND g."releaseDate" >= ${from} AND g."releaseDate" <= ${to}
+            AND NOT EXISTS (SELECT 1 FROM "Notification" n WHERE n."accountId" = l."accountId" AND n."itemKey" = 'game:' || g."id")))
     ORDER BY l."accountId"`;
   return rows.map((row) => Number(row.accountId));
 }

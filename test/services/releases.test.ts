@@ -167,5 +167,24 @@ describe('findAccountsToCheck', () => {
     expect(listed).toContain(withRelease.id);
     expect(listed).not.toContain(withoutWebhook.id);
     expect(listed).not.toContain(nothingSoon.id);
+    // Once its release is notified, the account is not queued again.
+    expect(await recordReleaseNotifications({ accountId: withRelease.id, now })).toHaveLength(1);
+    expect(await findAccountsToCheck(now)).not.toContain(withRelease.id);
+  });
+
+  it('covers every time zone: a release on UTC-tomorrow at UTC+14, one three local days back at UTC-11', async () => {
+    const early = new Date('2026-06-15T05:00:00.000Z'); // 2026-06-15 19:00 in Kiritimati, 2026-06-14 18:00 in Pago Pago
+    const kiritimati = await account({ timezone: 'Pacific/Kiritimati' });
+    const pagoPago = await account({ timezone: 'Pacific/Pago_Pago' });
+    const ahead = await makeMovie({ releaseDate: '2026-06-16' });
+    const behind = await makeMovie({ releaseDate: '2026-06-11' });
+    await follow(kiritimati.id, 'movie', ahead.id);
+    await follow(pagoPago.id, 'movie', behind.id);
+    // 19:00 on the 15th in Kiritimati is not yet the 16th; five hours later it is.
+    const later = new Date('2026-06-15T10:30:00.000Z');
+    expect(await findAccountsToCheck(later)).toContain(kiritimati.id);
+    expect(await findNewReleases({ accountId: kiritimati.id, now: later })).toHaveLength(1);
+    expect(await findAccountsToCheck(early)).toContain(pagoPago.id);
+    expect(await findNewReleases({ accountId: pagoPago.id, now: early })).toHaveLength(1);
   });
 });
