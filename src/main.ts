@@ -58,16 +58,24 @@ async function serve(config: Config): Promise<number> {
       (role === 'web' ? ' (AIRDATE_ROLE=web: jobs run in worker processes)\n' : '\n'),
   );
   return new Promise<number>((resolve) => {
-    // Graceful: stop accepting requests, let running jobs finish (app.close drains them), exit.
+    // Graceful: stop accepting requests and let those in progress finish (an import may take a
+    // while; bounded), let running jobs finish (app.close drains them), then close the database.
     const stop = () => {
-      server.close();
+      const requestsDone = new Promise<void>((done) => server.close(() => done()));
       server.closeIdleConnections();
-      void app.close().then(() => resolve(0));
+      const bound = setTimeout(() => server.closeAllConnections(), shutdownRequestsMs);
+      void Promise.all([requestsDone, app.jobs.stop()])
+        .then(() => clearTimeout(bound))
+        .then(() => app.close())
+        .then(() => resolve(0));
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
 }
+
+/** How long a stopping server waits for requests in progress before cutting their connections. */
+const shutdownRequestsMs = 25_000;
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -133,4 +133,37 @@ describe('release notifications across processes', () => {
     expect(row).toMatchObject({ status: 'delivered', attempts: 1 });
     expect(await db().agendaJob.count({ where: { name: 'webhook-delivery', lockedAt: { not: null } } })).toBe(0);
   });
+
+  it('SIGTERM lets a request in progress finish (an upload still arriving) before the process exits', { timeout: 60_000 }, async () => {
+    const user = await makeAccount();
+    const server = await serve();
+    const boundary = 'airdate-test-boundary';
+    const play = [{ id: 1, watched_at: '2025-01-01T20:00:00.000Z', action: 'scrobble', type: 'movie', movie: { title: 'Slow Upload', year: 2020, ids: { tmdb: 7_700_001 } } }];
+    const body = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="watched-history-1.json"\r\n` +
+        `Content-Type: application/json\r\n\r\n${JSON.stringify(play)}\r\n--${boundary}--\r\n`,
+    );
+    const { request } = await import('node:http');
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const outgoing = request(`${server.baseUrl}/api/import/trakt`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${user.token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length },
+      }, (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, text }));
+      });
+      outgoing.on('error', reject);
+      outgoing.write(body.subarray(0, 40));
+      // The rest arrives after the server was told to stop.
+      setTimeout(() => {
+        server.child.kill('SIGTERM');
+        setTimeout(() => outgoing.end(body.subarray(40)), 500);
+      }, 300);
+    });
+    const exited = new Promise<number | null>((resolve) => server.child.once('close', resolve));
+    expect(await answer).toMatchObject({ status: 200 });
+    expect(await exited).toBe(0);
+    expect(await db().watchEvent.count({ where: { accountId: user.id } })).toBe(1);
+  });
 });
