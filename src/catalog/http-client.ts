@@ -5,6 +5,7 @@
  * per-request timeout and JSON parsing. Errors name the provider, method and URL path, never the
  * query string (TMDB's api_key, Twitch's client_secret travel there) nor any configured secret.
  */
+import { describeNetworkError, parseRetryAfter } from '../http/outbound-errors.ts';
 
 /** Time as the client sees it; tests pass a fake one so no test waits for real seconds. */
 export interface Clock {
@@ -105,15 +106,6 @@ export function createRateLimiter(perSecond: number, maxOpen: number | undefined
   };
 }
 
-/** Milliseconds a Retry-After header asks for (seconds or an HTTP date), or undefined. */
-export function retryAfterMs(header: string | null, now: number): number | undefined {
-  if (header === null || header.trim() === '') return undefined;
-  const text = header.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 const retryableStatus = (status: number) => status === 429 || status === 408 || (status >= 500 && status !== 501);
 
 /** Creates the client for one provider (one rate limit shared by all of its requests). */
@@ -170,8 +162,8 @@ export function createCatalogHttp(options: CatalogHttpOptions): CatalogHttp {
           const snippet = answer.text.replace(/\s+/g, ' ').slice(0, 200);
           problem = `HTTP ${answer.status}${snippet === '' ? '' : ` ${snippet}`}`;
           if (!retryableStatus(answer.status)) throw fail(request, problem, answer.status);
-          const asked = retryAfterMs(answer.retryAfter, clock.now());
-          wait = asked === undefined ? backoff(tries) : Math.min(asked, maxRetryWaitMs);
+          const asked = parseRetryAfter(answer.retryAfter, clock.now());
+          wait = asked === null ? backoff(tries) : Math.min(asked, maxRetryWaitMs);
           if (answer.status === 429) limiter.pauseUntil(clock.now() + wait);
         } catch (error) {
           if (error instanceof CatalogHttpError) throw error;
@@ -185,11 +177,4 @@ export function createCatalogHttp(options: CatalogHttpOptions): CatalogHttp {
       throw fail(request, `${problem} (gave up after ${maxAttempts} attempts)`, status);
     },
   };
-}
-
-/** fetch's own message is only "fetch failed"; the cause says why (ECONNREFUSED, …). */
-function describeNetworkError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const message = (error as Error).message;
-  return cause?.code ?? cause?.message ?? message;
 }

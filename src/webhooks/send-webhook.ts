@@ -5,7 +5,8 @@ import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { describeNetworkError, parseRetryAfter, PolicyRefusal, readCapped } from './send-helpers.ts';
+import { describeNetworkError, parseRetryAfter } from '../http/outbound-errors.ts';
+import { PolicyRefusal, readCapped } from './send-helpers.ts';
 import { webhookHeaders } from './sign.ts';
 import { checkAddress } from './target-policy.ts';
 import type { TargetPolicy } from './target-policy.ts';
@@ -229,7 +230,7 @@ function classifyAnswer(answer: Answer, now: Date): Omit<SendResult, 'durationMs
   }
   if (status === 410) return { outcome: 'gone', statusCode, error: `${described}; the webhook is turned off`, retryAfterMs: null };
   if (status === 429 || status >= 500) {
-    return { outcome: 'retry', statusCode, error: described, retryAfterMs: parseRetryAfter(answer.retryAfter, now) };
+    return { outcome: 'retry', statusCode, error: described, retryAfterMs: parseRetryAfter(answer.retryAfter, now.getTime()) };
   }
   return { outcome: 'failed', statusCode, error: described, retryAfterMs: null };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CatalogHttpError, createCatalogHttp, retryAfterMs, type CatalogHttpOptions } from '../../src/catalog/http-client.ts';
+import { CatalogHttpError, createCatalogHttp, type CatalogHttpOptions } from '../../src/catalog/http-client.ts';
+import { parseRetryAfter } from '../../src/http/outbound-errors.ts';
 import { deadUrl, startCatalogServer, type Answer } from './support/catalog-server.ts';
 import { fakeClock, stampingFetch } from './support/fake-clock.ts';
 
@@ -44,7 +45,7 @@ describe('catalog HTTP client: retries', () => {
     server.setRoute(script({ status: 429, headers: { 'retry-after': inFiveSeconds } }, { status: 429, headers: { 'retry-after': '3600' } }, { json: [1] }));
     expect(await http.json({ url: at('/rdate') })).toEqual([1]);
     expect(clock.sleeps.filter((ms) => ms >= 1000)).toEqual([5000, 60_000]);
-    expect(retryAfterMs('soon', 0)).toBeUndefined();
+    expect(parseRetryAfter('soon', 0)).toBeNull();
   });
 
   it('retries a 500 after a jittered exponential backoff, then succeeds', async () => {
@@ -84,7 +85,7 @@ describe('catalog HTTP client: retries', () => {
   it('reports a refused connection as a network error', async () => {
     const { http } = client({ maxAttempts: 2 });
     const error = await failure(http.json({ url: new URL(`${await deadUrl()}/tv/1`) }));
-    expect(error.message).toMatch(/^tmdb GET \/tv\/1: network error: ECONNREFUSED \(gave up after 2 attempts\)$/);
+    expect(error.message).toMatch(/^tmdb GET \/tv\/1: network error: connection refused \(gave up after 2 attempts\)$/);
     expect(error.status).toBeUndefined();
   });
 
