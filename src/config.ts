@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { decodeSecretKey } from './auth/secret-key.ts';
 import { parseTargetPolicy, type TargetPolicy } from './webhooks/target-policy.ts';
 
 /** Raised when the environment does not describe a runnable server; lists every problem at once. */
@@ -35,7 +36,7 @@ const environmentSchema = z.object({
     'must start with file: (SQLite) or postgres:// (PostgreSQL)',
   ),
   AIRDATE_SECRET_KEY: optionalText.refine(
-    (value) => value === undefined || /^[0-9a-fA-F]{64}$/.test(value) || Buffer.from(value, 'base64').length === 32,
+    (value) => value === undefined || decodeSecretKey(value) !== undefined,
     'must be 32 bytes, as 64 hex characters or base64',
   ),
   AIRDATE_CATALOG_FILE: optionalText,
@@ -113,7 +114,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     http: { port: values.PORT, host: values.HOST },
     dataDir,
     database: databaseFrom(values.DATABASE_URL, dataDir),
-    secretKey: values.AIRDATE_SECRET_KEY === undefined ? undefined : decodeKey(values.AIRDATE_SECRET_KEY),
+    secretKey: values.AIRDATE_SECRET_KEY === undefined ? undefined : decodeSecretKey(values.AIRDATE_SECRET_KEY),
     catalogFile: values.AIRDATE_CATALOG_FILE === undefined ? undefined : path.resolve(values.AIRDATE_CATALOG_FILE),
     limits: {
       maxJsonBytes: values.AIRDATE_MAX_JSON_KB * 1024,
@@ -155,8 +156,4 @@ function databaseFrom(url: string | undefined, dataDir: string): Config['databas
     return { kind: 'sqlite', url: `file:${file}`, file };
   }
   return { kind: 'postgres', url };
-}
-
-function decodeKey(text: string): Buffer {
-  return /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
 }

@@ -11,7 +11,7 @@ export abstract class AppError extends Error {
 }
 
 /** HTTP status of each expected error code; the REST facade maps GraphQL error results with it. */
-export const httpStatusByCode = { BAD_INPUT: 400, UNAUTHORIZED: 401, NOT_FOUND: 404, CONFLICT: 409, TOO_LARGE: 413 } as const;
+export const httpStatusByCode = { BAD_INPUT: 400, NOT_FOUND: 404, CONFLICT: 409, TOO_LARGE: 413 } as const;
 
 /** Wrong, missing or out-of-range input (HTTP 400). */
 export class InputError extends AppError {
@@ -32,12 +32,6 @@ export class NotFoundError extends AppError {
 export class ConflictError extends AppError {
   override name = 'ConflictError';
   readonly code = 'CONFLICT' as const;
-}
-
-/** Missing, malformed, revoked or wrongly-sent token (HTTP 401). */
-export class UnauthorizedError extends AppError {
-  override name = 'UnauthorizedError';
-  readonly code = 'UNAUTHORIZED' as const;
 }
 
 /** An upload past a size bound: body size, zip entry count, uncompressed size or nesting (HTTP 413). */

@@ -14,6 +14,12 @@ export const secretKeyFileName = 'secret.key';
 const keyBytes = 32;
 const keyFilePattern = /^[0-9a-fA-F]{64}$/;
 
+/** The key bytes of `AIRDATE_SECRET_KEY` (64 hex characters or base64), or undefined when it is not 32 bytes. */
+export function decodeSecretKey(text: string): Buffer | undefined {
+  const key = keyFilePattern.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  return key.length === keyBytes ? key : undefined;
+}
+
 let current: Buffer | undefined;
 
 /**

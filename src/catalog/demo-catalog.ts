@@ -1,5 +1,5 @@
 import { InputError } from '../errors.ts';
-import { isValidLocalDate } from '../feeds/dates.ts';
+import { addDays, isValidLocalDate } from '../feeds/dates.ts';
 import type { OfflineCatalogFile } from './offline-catalog.ts';
 
 /**
@@ -10,12 +10,6 @@ import type { OfflineCatalogFile } from './offline-catalog.ts';
 
 type DemoShow = NonNullable<OfflineCatalogFile['shows']>[number];
 type DemoEpisode = NonNullable<DemoShow['episodes']>[number];
-
-/** `date` moved by `days` calendar days (UTC arithmetic, so no daylight-saving surprises). */
-function addDays(date: string, days: number): string {
-  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10);
-}
 
 const poster = (slug: string) => `https://images.example/demo/${slug}.jpg`;
 

@@ -6,7 +6,6 @@ import {
   rankByTitle,
   type CatalogProvider,
   type CatalogRecord,
-  type CatalogSource,
   type RefreshItem,
 } from './provider.ts';
 

@@ -94,11 +94,6 @@ export function epochMs(value: unknown, field: string, jobName: string): number 
   return ms;
 }
 
-/** A BIGINT/INTEGER as the drivers return it, as a number. */
-export function toNumber(value: number | bigint | string | null): number | null {
-  return value === null ? null : Number(value);
-}
-
 function toDate(value: number | bigint | string | null): Date | undefined {
   return value === null ? undefined : new Date(Number(value));
 }

@@ -1,11 +1,10 @@
 import type { GraphQLSchema } from 'graphql';
-import { httpStatusByCode } from '../errors.ts';
 import { readUploadedFiles } from '../http/read-upload.ts';
-import { HttpError, json } from '../http/responses.ts';
+import { json } from '../http/responses.ts';
 import type { ImportSource } from '../import/import-document.ts';
 import type { Logger } from '../log.ts';
 import type { MachineHandler } from './machine-routes.ts';
-import { prepareOperation, runOperation } from './run-operation.ts';
+import { prepareOperation, runOperation, throwIfError } from './run-operation.ts';
 
 const importOperation = `
   mutation MachineImport($source: ImportSource!, $files: [File!]!) {
@@ -47,9 +46,8 @@ export function createImportHandler(props: ImportRouteProps): (source: ImportSou
   return (source) => async (request, context) => {
     const files = await readUploadedFiles(request, props.maxUploadBytes);
     const data = await runOperation(operation, context, props.logger, { source: source.toUpperCase(), files });
-    const result = data.importLibrary as { message?: string; code?: keyof typeof httpStatusByCode; data?: ImportData };
-    if (result.code !== undefined) throw new HttpError(httpStatusByCode[result.code] ?? 400, result.message ?? 'import failed');
-    const { imported, skipped, unmatched } = result.data!;
+    throwIfError(data.importLibrary, 'import failed');
+    const { imported, skipped, unmatched } = (data.importLibrary as { data: ImportData }).data;
     return json(200, {
       ok: true,
       imported,

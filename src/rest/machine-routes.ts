@@ -1,11 +1,10 @@
 import type { GraphQLSchema } from 'graphql';
-import { httpStatusByCode } from '../errors.ts';
-import { HttpError, json, jsonBytes, okResponse } from '../http/responses.ts';
+import { json, jsonBytes, okResponse } from '../http/responses.ts';
 import { readJsonBody } from '../http/read-json.ts';
 import type { Logger } from '../log.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { booleanField, requireId, requireKind, requireObject } from './machine-body.ts';
-import { prepareOperation, runOperation, type PreparedOperation } from './run-operation.ts';
+import { prepareOperation, runOperation, throwIfError, type PreparedOperation } from './run-operation.ts';
 import { presentFeedItem, presentSummary, type GraphQLSummary } from './present-feeds.ts';
 import { createAccountCache } from '../services/account-cache.ts';
 import { feedCacheKey } from '../services/feeds.ts';
@@ -79,8 +78,7 @@ export function createMachineHandlers(props: MachineRouteProps) {
 
   /** Answers a write mutation's result union: success → {"ok":true}, error → its status. */
   const writeResponse = (result: unknown): Response => {
-    const value = result as { __typename: string; message?: string; code?: keyof typeof httpStatusByCode };
-    if (value.code !== undefined) throw new HttpError(httpStatusByCode[value.code] ?? 400, value.message ?? 'request failed');
+    throwIfError(result, 'request failed');
     return okResponse();
   };
 

@@ -1,5 +1,6 @@
 import { parse, validate, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { httpStatusByCode } from '../errors.ts';
 import { HttpError } from '../http/responses.ts';
 import type { Logger } from '../log.ts';
 import type { GraphQLContext } from '../schema/context.ts';
@@ -42,4 +43,13 @@ export async function runOperation(
   }
   if (!result.data) throw new HttpError(500, 'internal server error');
   return result.data as Record<string, unknown>;
+}
+
+/**
+ * A mutation's result union as the REST facade answers it: an expected error (`InputError`,
+ * `NotFoundError`, … with their `code`) becomes the HttpError of that code's status.
+ */
+export function throwIfError(result: unknown, fallbackMessage: string): void {
+  const value = result as { message?: string; code?: keyof typeof httpStatusByCode };
+  if (value.code !== undefined) throw new HttpError(httpStatusByCode[value.code] ?? 400, value.message ?? fallbackMessage);
 }

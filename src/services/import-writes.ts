@@ -2,6 +2,7 @@ import { Prisma } from '../generated/prisma/client.ts';
 import type { ImportWatchEvent } from '../import/import-document.ts';
 import { insertRows, selectIn } from './bulk-sql.ts';
 import { chunks } from './import-catalog.ts';
+import { itemColumn, type FollowKind, type WatchKind } from './library.ts';
 
 /**
  * The account side of an import, inside its transaction: follow/archive states, watch history
@@ -11,13 +12,9 @@ import { chunks } from './import-catalog.ts';
  */
 
 type Tx = Prisma.TransactionClient;
-type FollowKind = 'show' | 'movie' | 'game';
-type WatchKind = 'episode' | 'movie' | 'game';
 
 /** Items compared per round of reads (selectIn batches its IN lists itself). */
 const readBatch = 10_000;
-
-const column = { show: 'showId', episode: 'episodeId', movie: 'movieId', game: 'gameId' } as const;
 
 type LibraryRow = { id: number; followed: boolean; archived: boolean; followExplicit: boolean; archiveExplicit: boolean; followedAt: Date | null } & Record<string, number>;
 
@@ -59,7 +56,7 @@ export async function applyFollowStates(tx: Tx, accountId: number, targets: Foll
     into.archived = next.archived ?? into.archived;
   });
   for (const [kind, items] of kinds as Map<FollowKind, Map<number, FollowTarget>>) {
-    const key = column[kind];
+    const key = itemColumn[kind];
     const fresh: unknown[][] = []; // item, followed, archived, followExplicit, archiveExplicit, followedAt, createdAt, updatedAt
     const updates = new Map<string, { data: Prisma.LibraryItemUpdateManyMutationInput; ids: number[] }>();
     for (const part of chunks([...items.keys()], readBatch)) {
@@ -119,7 +116,7 @@ export async function applyWatchData(
     into.watched = next.watched ?? into.watched;
   });
   for (const [kind, items] of kinds as Map<WatchKind, Map<number, WatchTarget>>) {
-    const key = column[kind];
+    const key = itemColumn[kind];
     const events: unknown[][] = []; // item, watched, at (the account, kind and source are shared)
     const states: unknown[][] = []; // item, watched, changedAt
     const updates = new Map<string, { data: { watched: boolean; changedAt: Date }; ids: number[] }>();

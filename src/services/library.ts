@@ -7,7 +7,7 @@ export type WatchKind = 'episode' | 'movie' | 'game';
 export type FollowKind = 'show' | 'movie' | 'game';
 
 /** Column of WatchState / WatchEvent / LibraryItem that points at an item of each kind. */
-const itemColumn = { episode: 'episodeId', movie: 'movieId', game: 'gameId', show: 'showId' } as const;
+export const itemColumn = { episode: 'episodeId', movie: 'movieId', game: 'gameId', show: 'showId' } as const;
 
 /** Largest id the machine API accepts (GraphQL `Int` is 32-bit). */
 export const maxItemId = 2_147_483_647;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findCatalogItem, storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
 import { CatalogFileError, createOfflineProvider } from '../../src/catalog/offline-catalog.ts';
 import type { CatalogEpisode, CatalogMovie, CatalogShow, ExternalIds } from '../../src/catalog/provider.ts';

@@ -13,7 +13,7 @@ import {
   showToken,
   showWebhookSecret,
 } from '../../src/services/tokens.ts';
-import { testDatabaseKind, useTestDatabase } from '../support/database.ts';
+import { useTestDatabase } from '../support/database.ts';
 
 const config = await useTestDatabase();
 initSecretKey(config);
