@@ -45,7 +45,7 @@ export async function createApp(config: Config): Promise<App> {
   const logger = createLogger(config.logLevel);
   await openDatabase(config, { migrate: true });
   initSecretKey(config);
-  const catalog = createCatalogService(await createCatalogProviders(config));
+  const catalog = createCatalogService(await createCatalogProviders(config, logger), logger);
   const jobs = await createScheduler(config, { catalog, logger });
   const services = { catalog, jobs };
 

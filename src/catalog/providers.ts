@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
 import { syncOfflineCatalog } from '../services/catalog.ts';
 import { createIgdbProvider } from './igdb-provider.ts';
 import { createOfflineProvider } from './offline-catalog.ts';
@@ -19,7 +20,7 @@ export const defaultCatalogFile = (config: Config): string => path.join(config.d
  * stored whole at start, so its items have database ids before the first request; an invalid
  * file throws CatalogFileError (naming the path and the problem).
  */
-export async function createCatalogProviders(config: Config): Promise<CatalogProvider[]> {
+export async function createCatalogProviders(config: Config, logger: Pick<Logger, 'warn'>): Promise<CatalogProvider[]> {
   const providers: CatalogProvider[] = [];
   const fallback = defaultCatalogFile(config);
   const file = config.catalogFile ?? (existsSync(fallback) ? fallback : undefined);
@@ -29,8 +30,9 @@ export async function createCatalogProviders(config: Config): Promise<CatalogPro
     providers.push(offline);
   }
   const { tmdb, tvdb, igdb } = config.catalogs;
-  if (tmdb) providers.push(createTmdbProvider(tmdb));
-  if (tvdb) providers.push(createTvdbProvider(tvdb));
+  const warn = (message: string) => logger.warn(message);
+  if (tmdb) providers.push(createTmdbProvider({ ...tmdb, warn }));
+  if (tvdb) providers.push(createTvdbProvider({ ...tvdb, warn }));
   if (igdb) providers.push(createIgdbProvider(igdb));
   return providers;
 }

@@ -18,6 +18,7 @@ export async function refreshEach<T>(
   provider: string,
   items: T[],
   fetchOne: (item: T) => Promise<CatalogRecord | null>,
+  warn: (message: string) => void,
 ): Promise<CatalogRecord[]> {
   const records: CatalogRecord[] = [];
   let next = 0;
@@ -36,7 +37,7 @@ export async function refreshEach<T>(
         failures += 1;
         const status = error instanceof CatalogHttpError ? error.status : undefined;
         if (status === 401 || status === 403 || (successes === 0 && failures >= failuresMeaningDown)) fatal ??= error as Error;
-        else console.warn(`catalog provider ${provider}: refresh of one item failed: ${(error as Error).message}`);
+        else warn(`catalog provider ${provider}: refresh of one item failed: ${(error as Error).message}`);
         fatal ??= successes === 0 && failures === items.length ? (error as Error) : undefined;
       }
     }

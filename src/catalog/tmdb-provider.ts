@@ -17,6 +17,8 @@ export interface TmdbOptions {
   imageBaseUrl: string;
   /** Overrides of the HTTP client's defaults (tests shorten delays). */
   http?: Partial<CatalogHttpOptions>;
+  /** Where a refresh reports an item it skipped (the server's logger); silent when not given. */
+  warn?: (message: string) => void;
 }
 
 export const tmdbRequestsPerSecond = 35;
@@ -126,7 +128,7 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
     },
     async refresh(items) {
       const known = items.filter((item) => (item.kind === 'show' && (item.ids.tmdb ?? item.ids.tvdb) !== undefined) || (item.kind === 'movie' && item.ids.tmdb !== undefined));
-      return refreshEach('tmdb', known, (item) => (item.kind === 'show' ? lookupShow(item.ids) : movie(item.ids.tmdb!)));
+      return refreshEach('tmdb', known, (item) => (item.kind === 'show' ? lookupShow(item.ids) : movie(item.ids.tmdb!)), options.warn ?? (() => {}));
     },
   };
 }

@@ -20,6 +20,8 @@ export interface TvdbOptions {
   baseUrl: string;
   /** Overrides of the HTTP client's defaults (tests shorten delays). */
   http?: Partial<CatalogHttpOptions>;
+  /** Where a refresh reports an item it skipped (the server's logger); silent when not given. */
+  warn?: (message: string) => void;
 }
 
 export const tvdbRequestsPerSecond = 20;
@@ -124,7 +126,7 @@ export function createTvdbProvider(options: TvdbOptions): CatalogProvider {
     },
     async refresh(items) {
       const ids = items.flatMap((item) => (item.kind === 'show' && item.ids.tvdb !== undefined ? [item.ids.tvdb] : []));
-      return refreshEach('tvdb', ids, series);
+      return refreshEach('tvdb', ids, series, options.warn ?? (() => {}));
     },
   };
 }

@@ -17,6 +17,10 @@ import {
 } from '../catalog/provider.ts';
 import { databaseKind, db } from '../db/client.ts';
 import { InputError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+
+/** Where provider failures are reported: the server's logger. */
+type Warner = Pick<Logger, 'warn'>;
 
 /** Most results a search returns. */
 export const searchLimit = 50;
@@ -60,11 +64,11 @@ export interface RefreshFollowedProps {
 }
 
 /** Providers are optional extras: one that fails is logged and skipped, never fatal. */
-async function ask<T>(provider: CatalogProvider, action: string, call: () => Promise<T>): Promise<T | undefined> {
+async function ask<T>(logger: Warner, provider: CatalogProvider, action: string, call: () => Promise<T>): Promise<T | undefined> {
   try {
     return await call();
   } catch (error) {
-    console.warn(`catalog provider ${provider.name}: ${action} failed: ${(error as Error).message}`);
+    logger.warn(`catalog provider ${provider.name}: ${action} failed: ${(error as Error).message}`);
     return undefined;
   }
 }
@@ -141,7 +145,7 @@ async function storedRefreshItems(followedBy?: { accountId?: number }): Promise<
 }
 
 /** The catalog service over `providers`, highest priority first (offline file before network). */
-export function createCatalogService(providers: CatalogProvider[]): CatalogService {
+export function createCatalogService(providers: CatalogProvider[], logger: Warner): CatalogService {
   return {
     async lookup(kind, source, externalId) {
       if (!sourcesByKind[kind].includes(source) || !Number.isSafeInteger(externalId) || externalId < 1) return null;
@@ -149,7 +153,7 @@ export function createCatalogService(providers: CatalogProvider[]): CatalogServi
       if (stored) return stored;
       for (const provider of providers) {
         const action = `lookup ${kind} ${source} ${externalId}`;
-        const record = await ask(provider, action, () => provider.lookup(kind, source, externalId));
+        const record = await ask(logger, provider, action, () => provider.lookup(kind, source, externalId));
         if (!record || record.kind !== kind || !hasMatchableId(record)) continue;
         const { items } = await storeCatalogRecords([record]);
         const [row] = await findCatalogItemsById(items);
@@ -162,7 +166,7 @@ export function createCatalogService(providers: CatalogProvider[]): CatalogServi
       const text = query.trim();
       if (text === '') throw new InputError('the search query must not be empty', 'query');
       const answers = await Promise.all(
-        providers.map(async (provider) => (await ask(provider, `search "${text}"`, () => provider.search(text, kind))) ?? []),
+        providers.map(async (provider) => (await ask(logger, provider, `search "${text}"`, () => provider.search(text, kind))) ?? []),
       );
       const fromProviders = byPriority(answers).filter((record) => kind === undefined || record.kind === kind);
       const stored = fromProviders.length > 0 ? await storeCatalogRecords(fromProviders) : { items: [] };
@@ -184,7 +188,7 @@ export function createCatalogService(providers: CatalogProvider[]): CatalogServi
     },
 
     async refreshAll() {
-      return refreshItems(providers, await storedRefreshItems(), { listWhole: true });
+      return refreshItems(providers, await storedRefreshItems(), { listWhole: true, logger });
     },
 
     async refreshFollowed(props) {
@@ -192,7 +196,7 @@ export function createCatalogService(providers: CatalogProvider[]): CatalogServi
       if (accountId !== undefined && (!Number.isSafeInteger(accountId) || accountId < 1)) {
         throw new InputError('accountId must be a positive integer', 'accountId');
       }
-      return refreshItems(providers, await storedRefreshItems({ accountId }), { listWhole: false });
+      return refreshItems(providers, await storedRefreshItems({ accountId }), { listWhole: false, logger });
     },
   };
 }
@@ -202,7 +206,7 @@ export function createCatalogService(providers: CatalogProvider[]): CatalogServi
  * all at once since they are independent services, and stores the answers by priority. A failing
  * provider is logged and reported; it never stops the others.
  */
-async function refreshItems(providers: CatalogProvider[], items: RefreshItem[], options: { listWhole: boolean }): Promise<RefreshSummary> {
+async function refreshItems(providers: CatalogProvider[], items: RefreshItem[], options: { listWhole: boolean; logger: Warner }): Promise<RefreshSummary> {
   const failures: RefreshSummary['failures'] = [];
   const answers = await Promise.all(
     providers.map(async (provider) => {
@@ -212,7 +216,7 @@ async function refreshItems(providers: CatalogProvider[], items: RefreshItem[], 
         return await (list ? list() : provider.refresh(items));
       } catch (error) {
         const message = (error as Error).message;
-        console.warn(`catalog provider ${provider.name}: refresh failed: ${message}`);
+        options.logger.warn(`catalog provider ${provider.name}: refresh failed: ${message}`);
         failures.push({ provider: provider.name, message });
         return [];
       }

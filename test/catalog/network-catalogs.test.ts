@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { createIgdbProvider } from '../../src/catalog/igdb-provider.ts';
 import { createCatalogProviders } from '../../src/catalog/providers.ts';
@@ -18,7 +18,8 @@ import { tvdbFixture, type TvdbSeries } from './support/tvdb-fixture.ts';
 
 const config = await useTestDatabase();
 initSecretKey(config); // accounts hold encrypted tokens
-beforeEach(() => void vi.spyOn(console, 'warn').mockImplementation(() => {}));
+/** Provider failures these tests cause on purpose are reported here, not printed. */
+const quiet = { warn: () => {} };
 
 const tmdbShow = (id: number, name: string, tvdbId?: number): TmdbShow => ({
   id,
@@ -46,7 +47,7 @@ const http = () => ({ clock: fakeClock(), maxAttempts: 2 });
 const tmdbAt = (baseUrl: string) => createTmdbProvider({ apiKey: 'tmdb-key', baseUrl, imageBaseUrl: 'https://image.tmdb.org/t/p/w500', http: http() });
 const tvdbProvider = createTvdbProvider({ apiKey: 'tvdb-key', pin: undefined, baseUrl: tvdbServer.url, http: http() });
 const igdbProvider = createIgdbProvider({ clientId: 'id', clientSecret: 'secret', baseUrl: igdbServer.url, tokenUrl: `${igdbServer.url}/oauth2/token`, http: http() });
-const service = createCatalogService([tmdbAt(tmdbServer.url), tvdbProvider, igdbProvider]);
+const service = createCatalogService([tmdbAt(tmdbServer.url), tvdbProvider, igdbProvider], quiet);
 
 const catalogVersion = async () => (await db().serverState.findUnique({ where: { id: 1 } }))?.catalogVersion ?? 0;
 const episodesOf = async (showId: number) =>
@@ -106,7 +107,7 @@ describe('network catalogs through the catalog service', () => {
 
   it('a catalog that is down does not stop the others in lookup, search and refresh', async () => {
     const down = tmdbAt(await deadUrl());
-    const degraded = createCatalogService([down, tvdbProvider, igdbProvider]);
+    const degraded = createCatalogService([down, tvdbProvider, igdbProvider], quiet);
     expect(await degraded.lookup('show', 'tvdb', 5002)).toMatchObject({ title: 'Only On TVDB' });
     expect(await degraded.lookup('game', 'igdb', 7001)).toMatchObject({ title: 'Merged Quest', releaseDate: '2024-09-13' });
     expect((await degraded.search('Merged')).map((item) => `${item.kind}:${item.title}`).sort()).toEqual(['game:Merged Quest', 'show:Merged Show']);
@@ -128,10 +129,10 @@ describe('network catalogs through the catalog service', () => {
 describe('createCatalogProviders', () => {
   it('adds TMDB, TheTVDB and IGDB after the offline catalog when their keys are set', async () => {
     const env = { AIRDATE_DATA_DIR: config.dataDir, AIRDATE_CATALOG_FILE: '' };
-    expect(await createCatalogProviders(loadConfig(env))).toEqual([]);
+    expect(await createCatalogProviders(loadConfig(env), quiet)).toEqual([]);
     const all = loadConfig({ ...env, TMDB_API_KEY: 'a', TVDB_API_KEY: 'b', IGDB_CLIENT_ID: 'c', IGDB_CLIENT_SECRET: 'd' });
-    expect((await createCatalogProviders(all)).map((provider) => provider.name)).toEqual(['tmdb', 'tvdb', 'igdb']);
+    expect((await createCatalogProviders(all, quiet)).map((provider) => provider.name)).toEqual(['tmdb', 'tvdb', 'igdb']);
     const igdbHalf = loadConfig({ ...env, IGDB_CLIENT_ID: 'c' });
-    expect(await createCatalogProviders(igdbHalf)).toEqual([]);
+    expect(await createCatalogProviders(igdbHalf, quiet)).toEqual([]);
   });
 });

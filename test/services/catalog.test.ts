@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { findCatalogItem, findCatalogItemsById, storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
 import { buildDemoCatalog } from '../../src/catalog/demo-catalog.ts';
 import { createOfflineProvider } from '../../src/catalog/offline-catalog.ts';
@@ -15,7 +15,9 @@ await useTestDatabase();
 
 const folder = mkdtempSync(path.join(tmpdir(), 'airdate-catalog-service-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
-afterEach(() => vi.restoreAllMocks());
+/** The catalog service's logger: its warnings, for the tests to read. */
+const warnings: string[] = [];
+const logger = { warn: (message: string) => void warnings.push(message) };
 
 let nextId = 2000;
 const freshId = () => (nextId += 1);
@@ -72,7 +74,7 @@ describe('catalog service lookup', () => {
     const tmdb = freshId();
     await storeCatalogRecords([show({ tmdb }, 'Stored Already')]);
     const { provider, calls } = memoryProvider('memory', [show({ tmdb }, 'Provider Title')]);
-    const found = await createCatalogService([provider]).lookup('show', 'tmdb', tmdb);
+    const found = await createCatalogService([provider], logger).lookup('show', 'tmdb', tmdb);
     expect(found).toMatchObject({ kind: 'show', title: 'Stored Already', tmdbId: tmdb });
     expect(calls).toEqual([]);
   });
@@ -81,7 +83,7 @@ describe('catalog service lookup', () => {
     const [tmdb, tvdb] = [freshId(), freshId()];
     const first = memoryProvider('first', []);
     const second = memoryProvider('second', [show({ tmdb, tvdb }, 'Found Later', [{ season: 1, number: 1, title: 'Pilot', airDate: '2026-11-20' }])]);
-    const service = createCatalogService([first.provider, second.provider]);
+    const service = createCatalogService([first.provider, second.provider], logger);
 
     const found = await service.lookup('show', 'tvdb', tvdb);
     expect(found).toMatchObject({ kind: 'show', title: 'Found Later', tmdbId: tmdb, tvdbId: tvdb });
@@ -94,21 +96,21 @@ describe('catalog service lookup', () => {
 
   it('returns null when no catalog knows the item, or the source does not apply to the kind', async () => {
     const { provider, calls } = memoryProvider('memory', []);
-    const service = createCatalogService([provider]);
+    const service = createCatalogService([provider], logger);
     expect(await service.lookup('movie', 'tmdb', freshId())).toBeNull();
     expect(await service.lookup('game', 'tmdb', 5)).toBeNull();
     expect(await service.lookup('show', 'tmdb', -1)).toBeNull();
     expect(calls).toHaveLength(1);
-    expect(await createCatalogService([]).lookup('show', 'tvdb', freshId())).toBeNull();
+    expect(await createCatalogService([], logger).lookup('show', 'tvdb', freshId())).toBeNull();
   });
 
   it('logs a failing provider and goes on to the next', async () => {
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    warnings.length = 0;
     const igdb = freshId();
     const game = { kind: 'game' as const, ids: { igdb }, title: 'Rescued Game', poster: null, overview: null, releaseDate: '2027-01-01' };
-    const service = createCatalogService([failingProvider('broken'), memoryProvider('memory', [game]).provider]);
+    const service = createCatalogService([failingProvider('broken'), memoryProvider('memory', [game]).provider], logger);
     expect(await service.lookup('game', 'igdb', igdb)).toMatchObject({ kind: 'game', title: 'Rescued Game', igdbId: igdb });
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining('catalog provider broken: lookup game igdb'));
+    expect(warnings).toContainEqual(expect.stringContaining('catalog provider broken: lookup game igdb'));
   });
 });
 
@@ -121,8 +123,8 @@ describe('catalog service search', () => {
       show({ tvdb: c }, 'ZEPHYR'), // new to the database
       { kind: 'movie', ids: { tmdb: a }, title: 'Zephyr Station: The Movie', poster: null, overview: null, releaseDate: null },
     ]);
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const service = createCatalogService([failingProvider('down'), provider]);
+    warnings.length = 0;
+    const service = createCatalogService([failingProvider('down'), provider], logger);
 
     const results = await service.search('  zephyr ');
     expect(results.map((item) => [item.kind, item.title])).toEqual([
@@ -135,7 +137,7 @@ describe('catalog service search', () => {
     const rows = await findCatalogItemsById(results.map((item) => ({ kind: item.kind, databaseId: item.id })));
     expect(rows.map((row) => row.title)).toEqual(results.map((item) => item.title));
     expect(await db().show.count({ where: { tmdbId: a } })).toBe(1);
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining('catalog provider down: search'));
+    expect(warnings).toContainEqual(expect.stringContaining('catalog provider down: search'));
 
     expect((await service.search('zephyr', 'movie')).map((item) => item.title)).toEqual(['Zephyr Station: The Movie']);
     await expect(service.search('   ')).rejects.toBeInstanceOf(InputError);
@@ -143,7 +145,7 @@ describe('catalog service search', () => {
 
   it('returns at most 50 results', async () => {
     await storeCatalogRecords(Array.from({ length: 60 }, (_, index) => show({ tmdb: freshId() }, `Quasar Chronicles ${index}`)));
-    expect(await createCatalogService([]).search('quasar')).toHaveLength(50);
+    expect(await createCatalogService([], logger).search('quasar')).toHaveLength(50);
   });
 });
 
@@ -166,7 +168,7 @@ describe('offline catalog sync and refreshAll', () => {
     const file = writeCatalog('edited.json', content);
     const offline = createOfflineProvider(file);
     await syncOfflineCatalog(offline);
-    const service = createCatalogService([offline]);
+    const service = createCatalogService([offline], logger);
     const showRow = await findCatalogItem('show', 'tmdb', tmdb);
 
     content.shows[0]!.episodes = [
@@ -187,12 +189,12 @@ describe('offline catalog sync and refreshAll', () => {
     expect(await findCatalogItem('movie', 'tmdb', movieId)).toMatchObject({ title: 'Added Later' });
     expect((await service.refreshAll()).changes).toBe(0);
 
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    warnings.length = 0;
     writeFileSync(file, '{"shows": "oops"}');
     const broken = await service.refreshAll();
     expect(broken.changes).toBe(0);
     expect(broken.failures).toEqual([{ provider: 'offline', message: `catalog file ${file}: shows: expected an array of shows` }]);
-    expect(warn).toHaveBeenCalledOnce();
+    expect(warnings).toHaveLength(1);
     expect(await db().episode.count({ where: { showId: showRow!.id } })).toBe(2);
     expect(await catalogVersion()).toBe(version + 1);
   });
@@ -201,7 +203,7 @@ describe('offline catalog sync and refreshAll', () => {
     const tvdb = freshId();
     await storeCatalogRecords([show({ tvdb }, 'Old Title')]);
     const { provider, calls } = memoryProvider('memory', [show({ tvdb }, 'New Title', [{ season: 2, number: 1, title: null, airDate: null }])]);
-    const summary = await createCatalogService([provider]).refreshAll();
+    const summary = await createCatalogService([provider], logger).refreshAll();
     expect(calls).toEqual([`refresh ${summary.items}`]);
     expect(summary.items).toBe(await db().show.count() + (await db().movie.count()) + (await db().game.count()));
     expect(await findCatalogItem('show', 'tvdb', tvdb)).toMatchObject({ title: 'New Title' });
