@@ -152,6 +152,25 @@ describe('GET /api/calendar.ics', () => {
     expect(after.headers.get('etag')).toBe(first.headers.get('etag'));
   });
 
+  it('drops a show the account unfollows or archives after a first fetch, with a new ETag', async () => {
+    const { account, show, movie } = await populated('UTC');
+    const summaries = async () => {
+      const response = await fetchIcs(account.token);
+      return { etag: response.headers.get('etag'), titles: parseBoth(response.bytes.toString('utf8')).events.map((event) => event.summary) };
+    };
+    const first = await summaries();
+    expect(first.titles.some((title) => title.startsWith('Alpha Hour'))).toBe(true);
+    expect(first.titles).toContain('Northbound Static');
+    await setFollow({ accountId: account.id, kind: 'show', id: show.id, archived: true });
+    const archived = await summaries();
+    expect(archived.titles.some((title) => title.startsWith('Alpha Hour'))).toBe(false);
+    expect(archived.etag).not.toBe(first.etag);
+    await setFollow({ accountId: account.id, kind: 'movie', id: movie.id, followed: false });
+    const unfollowed = await summaries();
+    expect(unfollowed.titles).not.toContain('Northbound Static');
+    expect(unfollowed.etag).not.toBe(archived.etag);
+  });
+
   it('changes the ETag and that event’s DTSTAMP alone when an episode changes', async () => {
     const { account, show } = await populated('UTC');
     // An hour back, so the change below gets a later DTSTAMP even at DTSTAMP's one-second precision.

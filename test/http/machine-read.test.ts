@@ -3,6 +3,7 @@ import { db, queryCounter } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
 import { storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
 import { setFollow, setWatched } from '../../src/services/library.ts';
+import { updateAccount } from '../../src/services/accounts.ts';
 import { generateToken, isWellFormedToken } from '../../src/auth/token-format.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';
@@ -74,7 +75,22 @@ describe('GET /api/machine/summary', () => {
     expect(json).toMatchObject({ counts: { upNext: 0, airingToday: 0, airingWeek: 0, unwatchedEpisodes: 0 }, next: null, upNext: [], today: [], week: [], releasing: [] });
   });
 
-  it('reflects a write at once (no stale cache) and uses the account time zone', async () => {
+  it("dates every feed in the account's time zone, and moves them when the zone changes", async () => {
+    // Kiritimati (UTC+14) and Pago Pago (UTC-11) are always on different calendar dates.
+    const now = new Date();
+    const ahead = localDate('Pacific/Kiritimati', now);
+    const show = await makeShow({ title: 'Date Line', episodes: [{ number: 1, airDate: ahead }] });
+    const east = await makeAccount({ timezone: 'Pacific/Kiritimati' });
+    const west = await makeAccount({ timezone: 'Pacific/Pago_Pago' });
+    for (const account of [east, west]) await setFollow({ accountId: account.id, kind: 'show', id: show.id, followed: true });
+    const summary = async (token: string) => (await call(app, 'GET', '/api/machine/summary', { token })).json;
+    expect((await summary(east.token)).today.map((item: { air_date: string }) => item.air_date)).toEqual([ahead]);
+    expect((await summary(west.token)).today).toEqual([]);
+    await updateAccount({ name: west.name, timezone: 'Pacific/Kiritimati' });
+    expect((await summary(west.token)).today).toHaveLength(1);
+  });
+
+  it('reflects a write at once (no stale cache)', async () => {
     const { account, show } = await libraryFixture();
     await call(app, 'GET', '/api/machine/summary', { token: account.token });
     await setWatched({ accountId: account.id, kind: 'episode', id: show.episodes[1]!.id, watched: true });
@@ -173,6 +189,16 @@ describe('routing', () => {
     const get = await call(app, 'GET', '/api/machine/watched', { token: account.token });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('ignores a trailing slash and answers HEAD wherever GET works', async () => {
+    const account = await makeAccount();
+    for (const path of ['/api/machine/summary', '/api/machine/releases', '/api/machine/airing', '/api/machine/widget', '/api/calendar.ics']) {
+      const slashed = await call(app, 'GET', `${path}/`, { token: account.token });
+      expect(slashed.status, path).toBe(200);
+      const head = await call(app, 'HEAD', path, { token: account.token });
+      expect([head.status, head.text], path).toEqual([200, '']);
+    }
   });
 
   it('serves health and readiness without a token', async () => {

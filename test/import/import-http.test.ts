@@ -38,6 +38,8 @@ describe('POST /api/import/{source}', () => {
     const first = await upload('/api/import/trakt', account.token, { 'trakt-export.zip': file });
     expect(first.status).toBe(200);
     expect(first.json).toMatchObject({ ok: true, imported: { shows: 1, episodes: 3, movies: 1, games: 0, history: 4 }, unmatched: [] });
+    expect(Object.keys(first.json)).toEqual(['ok', 'imported', 'skipped', 'unmatched']);
+    expect(Object.keys(first.json.imported).sort()).toEqual(['episodes', 'games', 'history', 'movies', 'shows']);
     expect(first.json.skipped).toEqual(expect.arrayContaining([
       expect.objectContaining({ item: 'trakt-export/readme.txt' }),
       expect.objectContaining({ file: 'trakt-export.zip/trakt-export/user-profile.json' }),

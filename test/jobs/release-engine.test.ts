@@ -151,6 +151,9 @@ describe('with the jobs running', () => {
     await waitUntil(async () => (await db().deliveryAttempt.count({ where: { notificationId: delivered.databaseId } })) === 2, 'the redelivery log entry');
     const log = await db().deliveryAttempt.findMany({ where: { notificationId: delivered.databaseId }, orderBy: { number: 'asc' } });
     expect(log.map((entry) => [entry.number, entry.manual, entry.outcome])).toEqual([[1, false, 'success'], [2, true, 'success']]);
+    // Every attempt keeps its time and duration, in order.
+    expect(log[1]!.at.getTime()).toBeGreaterThanOrEqual(log[0]!.at.getTime());
+    for (const entry of log) expect([entry.durationMs >= 0, Date.now() - entry.at.getTime() < 60_000]).toEqual([true, true]);
 
     // Someone else's notification is not found.
     const stranger = await makeAccount();
