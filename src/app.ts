@@ -17,7 +17,6 @@ import type { GraphQLContext } from './schema/context.ts';
 import { schema } from './schema/index.ts';
 import { createCatalogProviders } from './catalog/providers.ts';
 import { createCatalogService } from './services/catalog.ts';
-import { flushTokenUsageWrites } from './services/tokens.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { createScheduler, type Scheduler } from './jobs/scheduler.ts';
 
@@ -138,7 +137,6 @@ export async function createApp(config: Config): Promise<App> {
     },
     async close() {
       await jobs.stop();
-      await flushTokenUsageWrites();
       await closeDatabase();
     },
   };

@@ -9,7 +9,7 @@ import { closeDatabase, db, openDatabase } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { AppError } from '../errors.ts';
 import { createAccount, findAccountByName, listAccounts, presentAccount, updateAccount } from '../services/accounts.ts';
-import { flushTokenUsageWrites, regenerateToken, showToken, showWebhookSecret } from '../services/tokens.ts';
+import { regenerateToken, showToken, showWebhookSecret } from '../services/tokens.ts';
 
 /** Where a command writes and what it runs against. */
 export interface CommandIo {
@@ -186,7 +186,6 @@ async function withDatabase<T>(config: Config, work: () => Promise<T>): Promise<
     return await work();
   } finally {
     if (!wasOpen) {
-      await flushTokenUsageWrites();
       await closeDatabase();
     }
   }

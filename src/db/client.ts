@@ -135,13 +135,18 @@ export async function closeDatabase(): Promise<void> {
   const reader = currentReader;
   current = undefined;
   currentReader = undefined;
-  await Promise.all(unawaited);
+  await settleUnawaitedWrites();
   await client?.$disconnect();
   await reader?.close();
 }
 
 /** Writes nobody waits for (see `unawaitedWrite`). */
 const unawaited = new Set<Promise<void>>();
+
+/** Waits for the writes registered with `unawaitedWrite` that are still in flight (tests, shutdown). */
+export async function settleUnawaitedWrites(): Promise<void> {
+  await Promise.all(unawaited);
+}
 
 /**
  * Registers a write the caller does not wait for (bookkeeping such as a token's lastUsedAt), so

@@ -49,13 +49,11 @@ builder.mutationField('updateSettings', (t) =>
     type: AccountRef,
     errors: { types: writeErrors },
     args: { input: t.arg({ type: UpdateSettingsInput, required: true }) },
-    resolve: async (_root, { input }, context) => {
-      await updateAccount({
+    resolve: (_root, { input }, context) =>
+      updateAccount({
         name: context.account.name,
         timezone: input.timezone ?? undefined,
         webhookUrl: input.webhookUrl ?? undefined,
-      });
-      return db().account.findUniqueOrThrow({ where: { id: context.account.id } });
-    },
+      }),
   }),
 );

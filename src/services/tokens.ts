@@ -93,8 +93,6 @@ export const lastUsedWriteInterval = 60_000;
 
 /** Last `lastUsedAt` write per token digest, in this process. */
 const lastUsedWrites = new Map<string, number>();
-/** Writes still in flight, so shutdown and tests can wait for them. */
-const pendingUsageWrites = new Set<Promise<void>>();
 
 function noteTokenUse(digest: string, tokenId: number): void {
   const now = Date.now();
@@ -111,16 +109,10 @@ function noteTokenUse(digest: string, tokenId: number): void {
         // Bookkeeping only: never fail (or slow down) the request; try again on the next one.
         lastUsedWrites.delete(digest);
       },
-    )
-    .finally(() => pendingUsageWrites.delete(write));
-  pendingUsageWrites.add(write);
+    );
   unawaitedWrite(write);
 }
 
-/** Waits for the `lastUsedAt` writes still in flight; call before closing the database. */
-export async function flushTokenUsageWrites(): Promise<void> {
-  await Promise.all(pendingUsageWrites);
-}
 
 /**
  * The account's Standard Webhooks signing secret (`whsec_…`), created on first view and stored

@@ -79,3 +79,22 @@ describe('GraphQL endpoint', () => {
     expect(response.json.errors[0].message).toMatch(/Cannot query field/);
   });
 });
+
+describe('updateSettings', () => {
+  it('changes the time zone and webhook URL and answers the updated account; bad input is an InputError that changes nothing', async () => {
+    const account = await makeAccount();
+    const mutation = `mutation($input: UpdateSettingsInput!) { updateSettings(input: $input) {
+      __typename ... on MutationUpdateSettingsSuccess { data { timezone webhookUrl } } ... on Error { code message } } }`;
+    const changed = await graphql(app, account.token, mutation, { input: { timezone: 'europe/berlin', webhookUrl: 'https://ha.example.lan/api/webhook/airdate' } });
+    expect(changed.json.data.updateSettings).toEqual({
+      __typename: 'MutationUpdateSettingsSuccess',
+      data: { timezone: 'Europe/Berlin', webhookUrl: 'https://ha.example.lan/api/webhook/airdate' },
+    });
+    for (const input of [{ timezone: 'Mars/Olympus' }, { webhookUrl: 'ftp://example.com/hook' }]) {
+      const refused = await graphql(app, account.token, mutation, { input });
+      expect(refused.json.data.updateSettings).toMatchObject({ __typename: 'InputError', code: 'BAD_INPUT' });
+    }
+    const viewer = await graphql(app, account.token, '{ viewer { timezone webhookUrl } }');
+    expect(viewer.json.data.viewer).toEqual({ timezone: 'Europe/Berlin', webhookUrl: 'https://ha.example.lan/api/webhook/airdate' });
+  });
+});

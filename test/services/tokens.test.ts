@@ -3,12 +3,11 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { generateToken, isWellFormedToken } from '../../src/auth/token-format.ts';
-import { closeDatabase, db, openDatabase, queryCounter } from '../../src/db/client.ts';
+import { closeDatabase, db, openDatabase, queryCounter, settleUnawaitedWrites } from '../../src/db/client.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { createAccount } from '../../src/services/accounts.ts';
 import {
   authenticateToken,
-  flushTokenUsageWrites,
   regenerateToken,
   showToken,
   showWebhookSecret,
@@ -29,7 +28,7 @@ async function makeAccount() {
 
 afterEach(async () => {
   vi.useRealTimers();
-  await flushTokenUsageWrites();
+  await settleUnawaitedWrites();
 });
 
 describe('showToken', () => {
@@ -151,7 +150,7 @@ describe('authenticateToken', () => {
     const account = await makeAccount();
     const token = await showToken({ accountId: account.id });
     const lastUsedAt = async () => {
-      await flushTokenUsageWrites();
+      await settleUnawaitedWrites();
       return (await db().apiToken.findUniqueOrThrow({ where: { accountId: account.id } })).lastUsedAt?.toISOString();
     };
     expect(await lastUsedAt()).toBeUndefined();
@@ -172,11 +171,11 @@ describe('authenticateToken', () => {
     const account = await makeAccount();
     const token = await showToken({ accountId: account.id });
     await authenticateToken(token); // writes lastUsedAt
-    await flushTokenUsageWrites();
+    await settleUnawaitedWrites();
     // queryCounter counts every statement: Prisma's and the driver-level reader's.
     const before = queryCounter();
     expect(await authenticateToken(token)).toMatchObject({ id: account.id });
-    await flushTokenUsageWrites();
+    await settleUnawaitedWrites();
     expect(queryCounter() - before).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
 import type { App } from '../../src/app.ts';
-import { flushTokenUsageWrites } from '../../src/services/tokens.ts';
+import { settleUnawaitedWrites } from '../../src/db/client.ts';
 
 export interface CallOptions {
   token?: string;
@@ -27,7 +27,7 @@ export async function call(app: App, method: string, path: string, options: Call
   // The token's lastUsedAt write runs after the response. Waiting for it keeps a call's database
   // work inside the call, so tests that count queries stay exact on PostgreSQL too, where the
   // write is still in flight when the response arrives more often than on SQLite.
-  await flushTokenUsageWrites();
+  await settleUnawaitedWrites();
   let json: any;
   try {
     json = text === '' ? undefined : JSON.parse(text);
