@@ -1,7 +1,14 @@
 #!/usr/bin/env node
-// Entry point for global installs (`npm install -g`): the sources are TypeScript, run through
-// tsx's loader, so register it before loading anything else (a static import would be hoisted).
-import { register } from 'tsx/esm/api';
+// Entry point for global installs (`npm install -g`), whose install step builds dist/main.js
+// (scripts/build.mjs). Without a build (a checkout nobody installed), the TypeScript sources run
+// through tsx's loader, registered before anything is loaded (a static import would be hoisted).
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/main.ts');
+const built = new URL('../dist/main.js', import.meta.url);
+if (existsSync(built)) {
+  await import(built.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/main.ts');
+}

@@ -1,15 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { Config } from '../config.ts';
+import { projectRoot } from '../paths.ts';
 import { connectPostgres } from './postgres.ts';
 
 /** Folder of the SQLite migrations, written with `prisma migrate diff … --script` (npm run db:migration). */
-export const sqliteMigrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
+export const sqliteMigrationsDir = path.join(projectRoot, 'prisma', 'migrations');
 /** Folder of the PostgreSQL migrations, derived from the SQLite ones (scripts/derive-postgres-schema.ts). */
-export const postgresMigrationsDir = fileURLToPath(new URL('../../prisma/postgres/migrations', import.meta.url));
+export const postgresMigrationsDir = path.join(projectRoot, 'prisma', 'postgres', 'migrations');
 
 export interface Migration {
   name: string;

@@ -1,9 +1,10 @@
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { lexicographicSortSchema, printSchema } from 'graphql';
+import { projectRoot } from '../paths.ts';
 import { schema } from './index.ts';
 
 /** The committed SDL file tools read; a test fails when it differs from the built schema. */
-export const schemaFile = fileURLToPath(new URL('../../schema.graphql', import.meta.url));
+export const schemaFile = path.join(projectRoot, 'schema.graphql');
 
 /** The schema as SDL, sorted so that the file only changes when the schema does. */
 export function printedSchema(): string {

@@ -1,9 +1,20 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabaseEnv } from '../support/database.ts';
-import { runCli, startServer, type ServerProcess } from '../support/processes.ts';
+import { runCli, startServer, type RunOptions, type ServerProcess } from '../support/processes.ts';
+
+// What `npm start` runs: the one-file build of scripts/build.mjs under plain node, built here from
+// the current sources into a folder of this run's own (inside the project, as dist/ is: the build
+// finds prisma/ by walking up). A build that cannot find its migrations or loads a module the
+// bundle lost fails below, not only in production.
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const buildDir = mkdtempSync(path.join(root, '.vitest-build-'));
+const built: RunOptions = { built: path.join(buildDir, 'main.js') };
+execFileSync(process.execPath, ['scripts/build.mjs', built.built!], { cwd: root, stdio: 'inherit' });
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-e2e-'));
 const catalogFile = path.join(dataDir, 'catalog.json');
@@ -15,6 +26,7 @@ let server: ServerProcess | undefined;
 afterAll(async () => {
   await server?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(buildDir, { recursive: true, force: true });
 });
 
 async function http(method: string, url: string, token: string, body?: unknown) {
@@ -26,17 +38,17 @@ async function http(method: string, url: string, token: string, body?: unknown) 
   return { status: response.status, json: (await response.json()) as any };
 }
 
-describe('the real serve process, driven like a client', () => {
+describe('the built serve process (npm start), driven like a client', () => {
   it('serves a demo library from the catalog file to a new account', { timeout: 60_000 }, async () => {
-    const demo = await runCli(['demo-catalog'], env);
+    const demo = await runCli(['demo-catalog'], env, built);
     expect(demo.code).toBe(0);
     expect(demo.stdout).toContain(catalogFile);
     // Debug logging writes a line per request, so the check below that no token is logged can fail.
-    server = await startServer({ ...env, AIRDATE_LOG_LEVEL: 'debug' });
+    server = await startServer({ ...env, AIRDATE_LOG_LEVEL: 'debug' }, built);
     expect(server.output()).toMatch(/user create <name>/);
 
-    expect((await runCli(['user', 'create', 'alice', '--timezone', 'Europe/Berlin'], env)).code).toBe(0);
-    const token = (await runCli(['token', 'show', 'alice'], env)).stdout.trim();
+    expect((await runCli(['user', 'create', 'alice', '--timezone', 'Europe/Berlin'], env, built)).code).toBe(0);
+    const token = (await runCli(['token', 'show', 'alice'], env, built)).stdout.trim();
     expect(token).toMatch(/^adt_[0-9A-Za-z]{38}$/);
 
     const search = await http('POST', `${server.baseUrl}/graphql`, token, {
@@ -66,6 +78,17 @@ describe('the real serve process, driven like a client', () => {
     expect(server.output()).toMatch(/GET \/api\/machine\/summary\?token=REDACTED 200/);
     expect(server.output()).not.toContain(token);
 
+    // An upload and a download, through the build's multipart parser and streamed export.
+    const history = [{ id: 1, watched_at: '2024-03-01T20:00:00.000Z', action: 'scrobble', type: 'movie', movie: { title: 'Heat', year: 1995, ids: { trakt: 1, tmdb: 949 } } }];
+    const form = new FormData();
+    form.append('file', new File([JSON.stringify(history)], 'watched-history-1.json'));
+    const upload = await fetch(`${server.baseUrl}/api/import/trakt`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    expect(await upload.json()).toEqual({ ok: true, imported: { shows: 0, episodes: 0, movies: 1, games: 0, history: 1 }, skipped: [], unmatched: [] });
+    const exported = await fetch(`${server.baseUrl}/api/export`, { headers: { authorization: `Bearer ${token}` } });
+    expect(exported.status).toBe(200);
+    const document = (await exported.json()) as any;
+    expect(document.movies.map((movie: any) => movie.title)).toContain('Heat');
+
     expect(await server.stop()).toBe(0);
     server = undefined;
   });
@@ -73,7 +96,7 @@ describe('the real serve process, driven like a client', () => {
   it('refuses to start on an invalid catalog file, naming the path', { timeout: 30_000 }, async () => {
     const broken = path.join(dataDir, 'broken.json');
     writeFileSync(broken, JSON.stringify({ shows: [{ ids: {}, title: 'No ids', episodes: [] }] }));
-    await expect(startServer({ ...env, AIRDATE_CATALOG_FILE: broken })).rejects.toThrow(new RegExp(`exited with 1[\\s\\S]*${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    await expect(startServer({ ...env, AIRDATE_CATALOG_FILE: broken }, built)).rejects.toThrow(new RegExp(`exited with 1[\\s\\S]*${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   });
 
   it('reports every configuration problem at once and exits 2', { timeout: 30_000 }, async () => {

@@ -16,12 +16,25 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Which build of Airdate a child process runs. */
+export interface RunOptions {
+  /**
+   * A one-file build (scripts/build.mjs, what `npm start` runs) to run with plain node; by
+   * default the TypeScript sources run through tsx.
+   */
+  built?: string;
+}
+
 /**
  * Runs `airdate <args>` and collects its output: through tsx as `npm run airdate` does, or, with
  * `viaNpm`, as `npm run airdate -- <args>` itself, the way an operator types it.
  */
-export function runCli(args: string[], env: Record<string, string>, options: { viaNpm?: boolean } = {}): Promise<CliResult> {
-  const [command, commandArgs] = options.viaNpm ? ['npm', ['run', '--silent', 'airdate', '--', ...args]] : [tsx, ['src/main.ts', ...args]];
+export function runCli(args: string[], env: Record<string, string>, options: RunOptions & { viaNpm?: boolean } = {}): Promise<CliResult> {
+  const [command, commandArgs] = options.viaNpm
+    ? ['npm', ['run', '--silent', 'airdate', '--', ...args]]
+    : options.built
+      ? [process.execPath, [options.built, ...args]]
+      : [tsx, ['src/main.ts', ...args]];
   return new Promise((resolve, reject) => {
     const child = spawn(command, commandArgs, { cwd: root, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -46,11 +59,12 @@ export interface ServerProcess {
  * Starts `airdate serve` on a free port and resolves once it prints its listening line;
  * rejects with the process's output if it exits first.
  */
-export function startServer(env: Record<string, string>): Promise<ServerProcess> {
+export function startServer(env: Record<string, string>, options: RunOptions = {}): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     // Node itself with tsx's loader, not the tsx command: that one runs the server as a child
     // process of its own, so a SIGKILL sent to it would not reach the server.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+    const args = options.built ? [options.built, 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve'];
+    const child = spawn(process.execPath, args, {
       cwd: root,
       env: childEnv({ PORT: '0', ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
