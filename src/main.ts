@@ -4,12 +4,14 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { createApp } from './app.ts';
 import { runCommand } from './cli/run-command.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { tuneHeap } from './heap-tuning.ts';
 
 /**
  * The one entry point: `serve` (what `npm start` runs) listens; every other command is run by
  * the command line module. Configuration is parsed here, once.
  */
 async function main(argv: string[]): Promise<number> {
+  tuneHeap();
   let config: Config;
   try {
     config = loadConfig();
