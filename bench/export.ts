@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
+import { tuneHeap } from '../src/heap-tuning.ts';
 import { parseAirdateExport } from '../src/import/parse-airdate.ts';
 import { createAccount } from '../src/services/accounts.ts';
 import { applyImportDocument } from '../src/services/import.ts';
@@ -56,6 +57,7 @@ const comparable = (file: string) => {
 };
 
 async function measured(dataDir: string, token: string): Promise<void> {
+  tuneHeap(); // as src/main.ts does at start
   const app = await createApp(configFor(dataDir));
   console.log(`RSS after start (app built, nothing exported): ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`);
   const file = path.join(dataDir, 'airdate-export.json');
