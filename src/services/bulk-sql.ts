@@ -179,10 +179,14 @@ export async function selectIn<T>(
 ): Promise<T[]> {
   const sqlite = databaseKind() === 'sqlite';
   const rows: T[] = [];
-  const selected = Prisma.raw(`SELECT ${columns.map(quoted).join(', ')} FROM ${quoted(table)} WHERE ${quoted(column)} IN (`);
-  // PostgreSQL: the values are read with the column's own type, taken from the table's row type.
+  // PostgreSQL: the values are read with the column's own type, taken from the table's row type,
+  // into an array computed once (`= ANY(ARRAY(…))`), so the column's index is searched for each
+  // value. With `IN (SELECT … FROM json_array_elements(…))` the planner guessed 100 values and,
+  // from statistics taken before an import filled the table, hashed every row of the account
+  // instead: 7–11 ms per statement and growing with the table, against ~1–2 ms.
+  const selected = Prisma.raw(`SELECT ${columns.map(quoted).join(', ')} FROM ${quoted(table)} WHERE ${quoted(column)} ${sqlite ? 'IN (' : '= ANY(ARRAY('}`);
   const list = Prisma.raw(sqlite ? 'SELECT value FROM json_each(' : `SELECT (${postgresRecord(table, [column], () => 'e')}).${quoted(column)} FROM json_array_elements(`);
-  const close = Prisma.raw(sqlite ? '))' : '::json) AS e)');
+  const close = Prisma.raw(sqlite ? '))' : '::json) AS e))');
   for (let start = 0; start < values.length; start += maxListValues) {
     const part = values.slice(start, start + maxListValues);
     // The values as one row: without the outer brackets, its JSON text is the flat array of values.
