@@ -1,54 +1,22 @@
-import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { createApp, type App } from '../src/app.ts';
+import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { tuneHeap } from '../src/heap-tuning.ts';
-import { parseAirdateExport } from '../src/import/parse-airdate.ts';
 import { createAccount } from '../src/services/accounts.ts';
-import { applyImportDocument } from '../src/services/import.ts';
 import { showToken } from '../src/services/tokens.ts';
 import { defaultHistorySize, seedHistoryLibrary } from './seed-history.ts';
+import { downloadExport, memoryOf, serverKind, startBenchServer, step, upload } from './server-process.ts';
 
 /**
- * `npm run bench:export`: the export of a library with 100 000 history entries, streamed to a
- * file, then that file imported into an empty account (parse + apply) and exported again. The
- * parent seeds the database; a fresh child process does the measured work, so its peak RSS is
- * the export's and the import's, not the seeding's (issue target: ≤ 10 s, ≤ 300 MB together).
- * BENCH_DATABASE_URL=postgres://… runs it on PostgreSQL (an empty database; filled, not cleaned).
+ * `npm run bench:export`: the export of a library with 100 000 history entries and its restore.
+ * This process seeds the database; then the server, as `npm start` runs it (a child process, see
+ * server-process.ts), over HTTP: streams GET /api/export to a file, imports that file into an
+ * empty account (POST /api/import/airdate) and exports that account again, checking the two
+ * documents are the same. Each step's time and the server's own peak RSS are printed (targets of
+ * the issue: ≤ 10 s, ≤ 300 MB). BENCH_DATABASE_URL=postgres://… runs it on PostgreSQL (an empty
+ * database; filled, not cleaned); BENCH_SERVER=tsx on the sources under tsx.
  */
-const measureFlag = '--measure';
-
-function configFor(dataDir: string) {
-  return loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', DATABASE_URL: process.env.BENCH_DATABASE_URL });
-}
-
-/** Peak resident set size seen while `work` runs, sampled every 5 ms, in MB. */
-async function measure<T>(label: string, work: () => Promise<T>): Promise<T> {
-  let peak = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
-  const started = performance.now();
-  try {
-    return await work();
-  } finally {
-    clearInterval(sampler);
-    peak = Math.max(peak, process.memoryUsage().rss);
-    console.log(`${label}: ${((performance.now() - started) / 1000).toFixed(2)} s, peak RSS ${(peak / 2 ** 20).toFixed(0)} MB`);
-  }
-}
-
-/** Streams the export to `file` as a browser download would; returns the chunk count. */
-async function downloadTo(app: App, token: string, file: string): Promise<number> {
-  const response = await app.fetch(new Request('http://bench.local/api/export', { headers: { authorization: `Bearer ${token}` } }));
-  if (response.status !== 200) throw new Error(`export failed: ${response.status} ${await response.text()}`);
-  let chunks = 0;
-  const sink = Writable.toWeb(createWriteStream(file));
-  await response.body!.pipeThrough(new TransformStream({ transform: (chunk, controller) => void (chunks += 1, controller.enqueue(chunk)) })).pipeTo(sink);
-  return chunks;
-}
 
 /** The document without `exportedAt` and `account`, which differ between accounts and runs. */
 const comparable = (file: string) => {
@@ -56,45 +24,38 @@ const comparable = (file: string) => {
   return JSON.stringify(rest);
 };
 
-async function measured(dataDir: string, token: string): Promise<void> {
-  tuneHeap(); // as src/main.ts does at start
-  const app = await createApp(configFor(dataDir));
-  console.log(`RSS after start (app built, nothing exported): ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`);
+const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-bench-export-'));
+const env = { AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}) };
+const seeding = await createApp(loadConfig(env));
+const account = await createAccount({ name: 'bench', timezone: 'UTC' });
+const token = await showToken({ accountId: account.id });
+const target = await createAccount({ name: 'bench-restore', timezone: 'UTC' });
+const targetToken = await showToken({ accountId: target.id });
+const started = performance.now();
+const entries = await seedHistoryLibrary(loadConfig(env).database, account.id, 1_000_000, defaultHistorySize);
+const { shows, episodesPerShow, movies, games } = defaultHistorySize;
+console.log(`seeded ${shows} shows × ${episodesPerShow} episodes, ${movies} movies, ${games} games, ${entries} history entries in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+await seeding.close();
+
+const server = await startBenchServer(env);
+const pid = server.child.pid!;
+try {
+  console.log(`${process.env.BENCH_DATABASE_URL ? 'postgres' : 'sqlite'}, ${serverKind}: idle server RSS ${memoryOf(pid).rss.toFixed(0)} MB`);
   const file = path.join(dataDir, 'airdate-export.json');
-  const chunks = await measure('export (GET /api/export streamed to a file)', () => downloadTo(app, token, file));
-  console.log(`  ${(statSync(file).size / 2 ** 20).toFixed(1)} MB in ${chunks} chunks`);
-  const target = await createAccount({ name: 'bench-import', timezone: 'UTC' });
-  const document = await measure('import: parse (parseAirdateExport of the file)', async () => parseAirdateExport(readFileSync(file), path.basename(file)));
-  const result = await measure('import: apply (applyImportDocument into an empty account)', () => applyImportDocument({ accountId: target.id, document }));
-  console.log(`  imported ${JSON.stringify(result.imported)}`);
+  await step(pid, 'export (GET /api/export streamed to a file)', async () => {
+    const chunks = await downloadExport(server.baseUrl, token, file);
+    return `${(statSync(file).size / 2 ** 20).toFixed(1)} MB in ${chunks} chunks`;
+  });
+  await step(pid, 'restore: that file imported into an empty account (POST /api/import/airdate)', async () => {
+    return `imported ${JSON.stringify(await upload(server.baseUrl, targetToken, 'airdate', path.basename(file), readFileSync(file)))}`;
+  });
   const again = path.join(dataDir, 'airdate-export-again.json');
-  const targetToken = await showToken({ accountId: target.id });
-  await measure('export of the imported account', () => downloadTo(app, targetToken, again));
-  console.log(`  same document apart from exportedAt/account: ${comparable(file) === comparable(again)}`);
-  console.log(`process peak RSS (export, import, export): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
-  await app.close();
+  await step(pid, 'export of the restored account', async () => {
+    await downloadExport(server.baseUrl, targetToken, again);
+    return `same document apart from exportedAt/account: ${comparable(file) === comparable(again)}`;
+  });
+} finally {
+  const code = await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  if (code !== 0) console.log(`the server exited with ${code}:\n${server.output()}`);
 }
-
-async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-bench-export-'));
-  try {
-    const config = configFor(dataDir);
-    const app = await createApp(config);
-    const account = await createAccount({ name: 'bench', timezone: 'UTC' });
-    const token = await showToken({ accountId: account.id });
-    const started = performance.now();
-    const entries = await seedHistoryLibrary(config.database, account.id, 1_000_000, defaultHistorySize);
-    const { shows, episodesPerShow, movies, games } = defaultHistorySize;
-    console.log(`seeded ${shows} shows × ${episodesPerShow} episodes, ${movies} movies, ${games} games, ${entries} history entries in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    await app.close();
-    const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
-    const child = spawn(tsx, [fileURLToPath(import.meta.url), measureFlag, dataDir, token], { stdio: 'inherit' });
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    if (code !== 0) throw new Error(`measuring process exited with ${code}`);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-if (process.argv[2] === measureFlag) await measured(process.argv[3]!, process.argv[4]!);
-else await main();

@@ -1,11 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { zipSync } from 'fflate';
-import { runCli, startServer, type RunOptions } from '../test/support/processes.ts';
+import { runCli } from '../test/support/processes.ts';
+import { downloadExport, memoryOf, run, serverKind, startBenchServer, step, upload as importFile } from './server-process.ts';
 
 /**
  * `npm run bench:import`: the issue's benchmark, on the server as `npm start` runs it. Builds
@@ -21,7 +19,6 @@ import { runCli, startServer, type RunOptions } from '../test/support/processes.
  */
 const plays = Number(process.env.BENCH_PLAYS ?? 100_000);
 const perFile = 1_000;
-const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Play `index`: 90 % episodes of 450 shows × 100 episodes (each watched twice), 10 % movies. */
 function play(index: number) {
@@ -59,33 +56,11 @@ function buildExport(): Uint8Array {
   return zipped;
 }
 
-/** The server's memory figures in MB, from /proc (Linux): current and peak resident set. */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
-
-/** Runs `work`, timed, with the server's peak RSS reset first (clear_refs 5) so it is this step's own. */
-async function step(pid: number, label: string, work: () => Promise<string>): Promise<void> {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  const before = memoryOf(pid).rss;
-  const started = performance.now();
-  const detail = await work();
-  const seconds = (performance.now() - started) / 1000;
-  const { peak } = memoryOf(pid);
-  console.log(`${label}: ${seconds.toFixed(2)} s; server RSS ${before.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB (targets ≤ 10 s, ≤ 300 MB)`);
-  console.log(`  ${detail}`);
-}
-
 const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-bench-import-'));
 const exportFile = path.join(dataDir, 'trakt-export.zip');
 writeFileSync(exportFile, buildExport());
 const zipped = new Uint8Array(readFileSync(exportFile));
 
-const viaTsx = process.env.BENCH_SERVER === 'tsx';
-const run: RunOptions = viaTsx ? {} : { built: path.join(root, 'dist', 'main.js') };
-if (!viaTsx) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
 const env = { AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}) };
 const name = `bench-import-${Date.now()}`;
 for (const args of [['migrate'], ['user', 'create', name]]) {
@@ -93,28 +68,17 @@ for (const args of [['migrate'], ['user', 'create', name]]) {
   if (result.code !== 0) throw new Error(`airdate ${args.join(' ')} failed: ${result.stderr}`);
 }
 const token = (await runCli(['token', 'show', name], env, run)).stdout.trim();
-const server = await startServer(env, run);
+const server = await startBenchServer(env);
 const pid = server.child.pid!;
 try {
-  // Let the start-up work (the first release check and catalog refresh jobs) finish first.
-  await new Promise((resolve) => setTimeout(resolve, 3_000));
-  console.log(`${process.env.BENCH_DATABASE_URL ? 'postgres' : 'sqlite'}, ${viaTsx ? 'sources under tsx' : 'dist/main.js (npm start)'}: idle server RSS ${memoryOf(pid).rss.toFixed(0)} MB`);
+  console.log(`${process.env.BENCH_DATABASE_URL ? 'postgres' : 'sqlite'}, ${serverKind}: idle server RSS ${memoryOf(pid).rss.toFixed(0)} MB`);
 
-  const upload = async () => {
-    const form = new FormData();
-    form.append('file', new File([zipped as BlobPart], 'trakt-export.zip'));
-    const response = await fetch(`${server.baseUrl}/api/import/trakt`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-    const body = (await response.json()) as { imported?: unknown };
-    if (response.status !== 200) throw new Error(`import failed: ${response.status} ${JSON.stringify(body)}`);
-    return `imported ${JSON.stringify(body.imported)}`;
-  };
+  const upload = async () => `imported ${JSON.stringify(await importFile(server.baseUrl, token, 'trakt', 'trakt-export.zip', zipped))}`;
   await step(pid, 'first import', upload);
   await step(pid, 'same file again', upload);
   await step(pid, 'export of the result', async () => {
     const file = path.join(dataDir, 'airdate-export.json');
-    const response = await fetch(`${server.baseUrl}/api/export`, { headers: { authorization: `Bearer ${token}` } });
-    if (response.status !== 200) throw new Error(`export failed: ${response.status} ${await response.text()}`);
-    await response.body!.pipeTo(Writable.toWeb(createWriteStream(file)));
+    await downloadExport(server.baseUrl, token, file);
     const document = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { history?: unknown[]; episodes?: { history?: unknown[] }[] }[]>;
     let entries = 0;
     for (const kind of ['shows', 'movies', 'games']) {
