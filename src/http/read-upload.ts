@@ -45,16 +45,32 @@ export async function cappedRequest(request: Request, maxBytes: number): Promise
 /**
  * The file parts of a multipart/form-data upload (part names are free; text fields are ignored).
  * 415 for another content type, 413 past `maxBytes`, 400 for a malformed body or one without files.
+ * The body streams into the fetch API's multipart parser through a byte counter that stops it
+ * past the limit, so the upload is not first gathered as chunks and then joined: each of those
+ * copies of a 11 MB restore file cost its size again in memory.
  */
 export async function readUploadedFiles(request: Request, maxBytes: number): Promise<File[]> {
   if (!isMultipart(request)) throw new HttpError(415, 'content type must be multipart/form-data with the export files as file parts');
-  const body = await readCappedBody(request, maxBytes);
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes) throw tooLargeUpload(maxBytes);
+  let size = 0;
+  let tooLarge = false;
+  const counted = request.body?.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        size += chunk.byteLength;
+        if (size <= maxBytes) return controller.enqueue(chunk);
+        tooLarge = true;
+        controller.error(tooLargeUpload(maxBytes));
+      },
+    }),
+  );
   let form: FormData;
   try {
-    // The body is already bounded, so the fetch API's own multipart parser can read it whole.
-    const copy = new Request('http://upload.invalid/', { method: 'POST', headers: { 'content-type': request.headers.get('content-type')! }, body: body as unknown as BodyInit });
-    form = await copy.formData();
+    const init = { method: 'POST', headers: { 'content-type': request.headers.get('content-type')! }, body: counted ?? null, duplex: 'half' };
+    form = await new Request('http://upload.invalid/', init as RequestInit).formData();
   } catch {
+    if (tooLarge) throw tooLargeUpload(maxBytes);
     throw new HttpError(400, 'the multipart/form-data body is malformed');
   }
   const files = [...form.values()].filter((value): value is File => typeof value !== 'string');

@@ -2,7 +2,7 @@ import type { MediaKind } from '../catalog/provider.ts';
 import { db } from '../db/client.ts';
 import { retryOnUniqueViolation } from './prisma-errors.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { ImportDocument, ImportShow, ImportTitle } from '../import/import-document.ts';
+import type { ImportDocument } from '../import/import-document.ts';
 import { episodeKey, resolveEpisodes, resolveItems, type WantedEpisode } from './import-catalog.ts';
 import { applyFollowStates, applyWatchData, type FollowTarget, type WatchTarget } from './import-writes.ts';
 
@@ -97,53 +97,70 @@ async function applyOnce(props: ApplyImportProps): Promise<ImportResult> {
       // time anyway): two uploads of the same file at once must not both find its history new.
       await tx.$executeRaw`UPDATE "Account" SET "feedVersion" = "feedVersion" WHERE "id" = ${accountId}`;
       const source = `import:${document.source}`;
-      const follows: FollowTarget[] = [];
-      const watches: WatchTarget[] = [];
       let catalogChanges = 0;
+      let libraryChanges = 0;
+      let watchWrites = 0;
+      const distinct = { shows: new Set<number>(), episodes: new Set<number>(), movies: new Set<number>(), games: new Set<number>() };
+      /** Follow states and watch data of one slice; every item of the document is in exactly one. */
+      const applySlice = async (follows: FollowTarget[], watches: WatchTarget[]) => {
+        libraryChanges += await applyFollowStates(tx, accountId, follows, now);
+        const written = await applyWatchData(tx, accountId, watches, source, now);
+        result.imported.history += written.history;
+        watchWrites += written.writes;
+        for (const target of follows) distinct[`${target.kind}s`].add(target.id);
+        for (const target of watches) if (target.kind === 'episode') distinct.episodes.add(target.id);
+      };
 
       const showIds = await resolveItems(tx, 'show', document.shows);
       catalogChanges += showIds.changes;
-      const wanted: WantedEpisode[] = [];
-      document.shows.forEach((show, index) => {
-        const showId = showIds.ids[index];
-        if (showId === undefined) return void result.unmatched.push({ file, kind: 'show', title: show.title });
-        follows.push({ kind: 'show', id: showId, followed: show.followed, archived: show.archived });
-        for (const { season, number, title, airDate } of show.episodes) wanted.push({ showId, season, number, title: title ?? null, airDate: airDate ?? null });
-      });
-      const episodes = await resolveEpisodes(tx, wanted);
-      catalogChanges += episodes.changes;
-      document.shows.forEach((show: ImportShow, index) => {
-        const showId = showIds.ids[index];
-        if (showId === undefined) return;
-        for (const episode of show.episodes) {
-          const id = episodes.ids.get(episodeKey(showId, episode.season, episode.number))!;
-          watches.push({ kind: 'episode', id, history: episode.history, watched: episode.watched });
+      const showsById = itemsById(document.shows, showIds.ids, (show) => result.unmatched.push({ file, kind: 'show', title: show.title }));
+      for (const slice of slices(showsById, (shows) => shows.reduce((sum, show) => sum + show.episodes.length, 1))) {
+        const follows: FollowTarget[] = [];
+        const wanted: WantedEpisode[] = [];
+        for (const [showId, shows] of slice) {
+          for (const show of shows) {
+            follows.push({ kind: 'show', id: showId, followed: show.followed, archived: show.archived });
+            for (const { season, number, title, airDate } of show.episodes) wanted.push({ showId, season, number, title: title ?? null, airDate: airDate ?? null });
+          }
         }
-      });
+        const episodes = await resolveEpisodes(tx, wanted);
+        catalogChanges += episodes.changes;
+        const watches: WatchTarget[] = [];
+        for (const [showId, shows] of slice) {
+          for (const show of shows) {
+            for (const episode of show.episodes) {
+              const id = episodes.ids.get(episodeKey(showId, episode.season, episode.number))!;
+              watches.push({ kind: 'episode', id, history: episode.history, watched: episode.watched });
+            }
+          }
+        }
+        await applySlice(follows, watches);
+      }
 
       for (const kind of ['movie', 'game'] as const) {
         const titles = document.titles.filter((title) => title.kind === kind);
         const resolved = await resolveItems(tx, kind, titles);
         catalogChanges += resolved.changes;
-        titles.forEach((title: ImportTitle, index) => {
-          const id = resolved.ids[index];
-          if (id === undefined) return void result.unmatched.push({ file, kind, title: title.title });
-          follows.push({ kind, id, followed: title.followed });
-          watches.push({ kind, id, history: title.history, watched: title.watched });
-        });
+        const titlesById = itemsById(titles, resolved.ids, (title) => result.unmatched.push({ file, kind, title: title.title }));
+        for (const slice of slices(titlesById, (same) => same.reduce((sum, title) => sum + title.history.length, 1))) {
+          const follows: FollowTarget[] = [];
+          const watches: WatchTarget[] = [];
+          for (const [id, same] of slice) {
+            for (const title of same) {
+              follows.push({ kind, id, followed: title.followed });
+              watches.push({ kind, id, history: title.history, watched: title.watched });
+            }
+          }
+          await applySlice(follows, watches);
+        }
       }
-
-      const libraryChanges = await applyFollowStates(tx, accountId, follows, now);
-      const watchChanges = await applyWatchData(tx, accountId, watches, source, now);
-      result.imported.history = watchChanges.history;
-      for (const [kind, key] of [['show', 'shows'], ['movie', 'movies'], ['game', 'games']] as const) {
-        result.databaseIds[key] = [...new Set(follows.filter((target) => target.kind === kind).map((target) => target.id))];
+      for (const key of ['shows', 'movies', 'games', 'episodes'] as const) {
+        result.databaseIds[key] = [...distinct[key]];
+        result.imported[key] = distinct[key].size;
       }
-      result.databaseIds.episodes = [...new Set(watches.filter((target) => target.kind === 'episode').map((target) => target.id))];
-      for (const key of ['shows', 'movies', 'games', 'episodes'] as const) result.imported[key] = result.databaseIds[key].length;
 
       if (catalogChanges > 0) await bumpCatalogVersion(tx);
-      if (catalogChanges + libraryChanges + watchChanges.writes > 0) {
+      if (catalogChanges + libraryChanges + watchWrites > 0) {
         await tx.account.update({ where: { id: accountId }, data: { feedVersion: { increment: 1 } } });
       }
       return result;
@@ -151,6 +168,50 @@ async function applyOnce(props: ApplyImportProps): Promise<ImportResult> {
     // A big history file takes seconds; Prisma's default 5 s would abort it.
     { maxWait: 30_000, timeout: 300_000 },
   );
+}
+
+/**
+ * The document's items by the database id they resolved to (an item named twice in a file is one
+ * entry with both), in file order; `unmatched` gets the items that resolved to none.
+ */
+function itemsById<T>(items: T[], ids: (number | undefined)[], unmatched: (item: T) => void): Map<number, T[]> {
+  const byId = new Map<number, T[]>();
+  items.forEach((item, index) => {
+    const id = ids[index];
+    if (id === undefined) return unmatched(item);
+    const same = byId.get(id);
+    if (same) same.push(item);
+    else byId.set(id, [item]);
+  });
+  return byId;
+}
+
+/**
+ * Work per slice of a document: a slice closes once its items carry this much (episodes of its
+ * shows, history entries of its movies or games).
+ */
+export const sliceWeight = 5_000;
+
+/**
+ * The items in slices of about `sliceWeight` (never splitting one item's entries): a document
+ * is applied slice by slice inside its transaction, so a whole library's restore (60 000 episodes,
+ * 100 000 history entries in one file) holds one slice's lookups and rows at a time, not the whole
+ * file's. Each item is in exactly one slice, so the rules, which apply per item, give the same
+ * result as one pass.
+ */
+function* slices<T>(byId: Map<number, T[]>, weigh: (same: T[]) => number): Generator<[number, T[]][]> {
+  let slice: [number, T[]][] = [];
+  let weight = 0;
+  for (const entry of byId) {
+    slice.push(entry);
+    weight += weigh(entry[1]);
+    if (weight >= sliceWeight) {
+      yield slice;
+      slice = [];
+      weight = 0;
+    }
+  }
+  if (slice.length > 0) yield slice;
 }
 
 async function bumpCatalogVersion(tx: Tx): Promise<void> {

@@ -3,7 +3,8 @@ import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import { parseTraktFile } from '../../src/import/parse-trakt.ts';
 import { parseTvTimeFiles } from '../../src/import/parse-tvtime.ts';
-import { applyImportDocument } from '../../src/services/import.ts';
+import type { ImportDocument, ImportShow, ImportTitle } from '../../src/import/import-document.ts';
+import { applyImportDocument, sliceWeight } from '../../src/services/import.ts';
 import { setFollow, setWatched } from '../../src/services/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeShow, unique } from '../support/factories.ts';
@@ -159,6 +160,40 @@ describe('applyImportDocument', () => {
     const second = await applyImportDocument({ accountId: account.id, document });
     expect(second.imported.history).toBe(0);
     expect(await counts(account.id)).toEqual({ library: 603, events: 1800, states: 1800 });
+  });
+
+  it('applies a document larger than one slice with the same rules as one pass: an item named twice, at both ends of the file, is merged as one', async () => {
+    const account = await makeAccount();
+    const at = (minute: number) => new Date(Date.UTC(2024, 0, 1) + minute * 60_000);
+    const episodes = (count: number, from: number) => Array.from({ length: count }, (_, index) => ({ season: 1, number: index + 1, history: [{ watched: true, at: at(from + index) }] }));
+    const show = (tmdb: number, count: number, from: number, followed?: boolean): ImportShow => ({ kind: 'show', ids: { tmdb }, title: `Sliced ${tmdb}`, followed, episodes: episodes(count, from) });
+    const [a, b, c] = [unique(), unique(), unique()];
+    const movies = Array.from({ length: sliceWeight + 10 }, (_, index): ImportTitle => ({ kind: 'movie', ids: { tmdb: 9_000_000 + a * 10 + index }, title: `M${index}`, history: [{ watched: true, at: at(index) }] }));
+    const repeatedMovie: ImportTitle = { ...movies[0]!, followed: false, history: [{ watched: false, at: at(1_000_000) }] };
+    const document: ImportDocument = {
+      source: 'airdate',
+      fileName: 'library.json',
+      // Shows a and b fill the first slice (sliceWeight), c is in the next one; a is named again last.
+      shows: [show(a, sliceWeight / 2, 0, true), show(b, sliceWeight / 2, 0), show(c, 10, 0), { ...show(a, 2, 500_000, false), episodes: [{ season: 1, number: 1, history: [{ watched: false, at: at(500_000) }] }] }],
+      titles: [...movies, repeatedMovie],
+      skipped: [],
+    };
+    const result = await applyImportDocument({ accountId: account.id, document });
+    expect(result.imported).toEqual({ shows: 3, episodes: sliceWeight + 10, movies: sliceWeight + 10, games: 0, history: sliceWeight + 10 + 1 + sliceWeight + 10 + 1 });
+    // As one pass would: the later stated flag wins (the first one did not yet count as the account's own).
+    const showA = await db().show.findUniqueOrThrow({ where: { tmdbId: a } });
+    const library = await db().libraryItem.findFirstOrThrow({ where: { accountId: account.id, showId: showA.id } });
+    expect([library.followed, library.followExplicit]).toEqual([false, true]);
+    const movie = await db().movie.findUniqueOrThrow({ where: { tmdbId: movies[0]!.ids.tmdb! } });
+    expect((await db().libraryItem.findFirstOrThrow({ where: { accountId: account.id, movieId: movie.id } })).followed).toBe(false);
+    // Both entries' history, merged: watched, then unwatched last, so no watched state is kept.
+    const pilot = await db().episode.findFirstOrThrow({ where: { showId: showA.id, season: 1, number: 1 } });
+    for (const where of [{ movieId: movie.id }, { episodeId: pilot.id }]) {
+      const history = await db().watchEvent.findMany({ where: { accountId: account.id, ...where }, orderBy: { at: 'asc' } });
+      expect(history.map((entry) => entry.watched)).toEqual([true, false]);
+      expect(await db().watchState.count({ where: { accountId: account.id, ...where } })).toBe(0);
+    }
+    expect(await counts(account.id)).toEqual({ library: 3 + sliceWeight + 10, events: result.imported.history, states: 2 * (sliceWeight + 10) - 2 });
   });
 
   it('writes nothing for a document without items, and does not bump the feed version', async () => {

@@ -153,6 +153,39 @@ describe('POST /api/import/{source}', () => {
   });
 });
 
+describe('reading the upload', () => {
+  const raw = (token: string, body: BodyInit | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
+    app.fetch(new Request('http://airdate.test/api/import/trakt', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'multipart/form-data; boundary=xyz', ...headers }, body: body as BodyInit, duplex: 'half' } as RequestInit));
+  const part = (content: string) => `--xyz\r\nContent-Disposition: form-data; name="f"; filename="watched-history-1.json"\r\nContent-Type: application/json\r\n\r\n${content}\r\n--xyz--\r\n`;
+  /** A body streamed in 64 KiB chunks with no length known up front, as a chunked request is. */
+  const streamed = (text: string) => {
+    const bytes = new TextEncoder().encode(text);
+    let offset = 0;
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (offset >= bytes.byteLength) return controller.close();
+        controller.enqueue(bytes.subarray(offset, (offset += 65_536)));
+      },
+    });
+  };
+
+  it('streams a body of unknown length into the parser and cuts it off past the limit with 413', async () => {
+    const account = await makeAccount();
+    const ok = await raw(account.token, streamed(part('[]')));
+    expect([ok.status, await ok.json()]).toEqual([200, { ok: true, imported: { shows: 0, episodes: 0, movies: 0, games: 0, history: 0 }, skipped: [], unmatched: [] }]);
+    const big = await raw(account.token, streamed(part(`[${' '.repeat(1024 * 1024)}]`)));
+    expect([big.status, await big.json()]).toEqual([413, { error: 'upload is larger than 1 MB' }]);
+  });
+
+  it('413 for a declared length over the limit before reading, 400 for a body that is not multipart', async () => {
+    const account = await makeAccount();
+    const declared = await raw(account.token, streamed(part('[]')), { 'content-length': String(1024 * 1024 + 1) });
+    expect(declared.status).toBe(413);
+    const broken = await raw(account.token, 'not a multipart body at all');
+    expect([broken.status, await broken.json()]).toEqual([400, { error: 'the multipart/form-data body is malformed' }]);
+  });
+});
+
 describe('GraphQL importLibrary', () => {
   it('takes files through the GraphQL multipart request (under the upload limit) and answers errors as data', async () => {
     const account = await makeAccount();
