@@ -79,10 +79,33 @@ export function openPostgresReader(pool: pg.Pool, onQuery: () => void, types: ty
 /** A boolean column as either driver returns it (SQLite 0/1, PostgreSQL true/false). */
 export const asBoolean = (value: unknown): boolean => value === true || value === 1 || value === 1n;
 
-/** A DateTime column as either driver returns it (ISO text, epoch milliseconds or Date) in epoch ms. */
+/**
+ * A DateTime column as either driver returns it, in epoch milliseconds: a Date, epoch milliseconds
+ * (number, bigint or digits), or text (`CAST(… AS TEXT)` or SQLite's stored value). Prisma writes
+ * UTC: SQLite holds ISO text with an offset (or `YYYY-MM-DD HH:MM:SS` from a SQL default),
+ * PostgreSQL's zone-less timestamp casts to `YYYY-MM-DD HH:MM:SS.mmm`, so text without a zone is
+ * UTC, never the server's local time. Unreadable text is an error, not NaN.
+ */
 export function asEpochMs(value: unknown): number {
   if (value instanceof Date) return value.getTime();
   if (typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number(value);
-  return Date.parse(String(value));
+  const text = String(value);
+  if (/^\d+$/.test(text)) return Number(text);
+  const zoned = /(?:Z|[+-]\d{2}(?::?\d{2})?)$/.test(text) ? text : `${text}Z`;
+  const ms = Date.parse(zoned.replace(' ', 'T'));
+  if (Number.isNaN(ms)) throw new Error(`unreadable timestamp in the database: ${text}`);
+  return ms;
+}
+
+/**
+ * A DateTime column (as asEpochMs reads it) as ISO 8601 UTC with milliseconds. UTC text is
+ * rewritten without a Date (an export reads one per history entry); anything else goes through
+ * asEpochMs.
+ */
+export function asIsoTimestamp(value: unknown): string {
+  const text = typeof value === 'string' ? value : '';
+  const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(?:Z|[+-]00(?::?00)?)?$/.exec(text);
+  if (match) return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+  return new Date(asEpochMs(value)).toISOString();
 }

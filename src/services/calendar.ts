@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { secretKey } from '../auth/secret-key.ts';
 import { fastReader } from '../db/client.ts';
+import { asEpochMs } from '../db/fast-read.ts';
 import { InputError } from '../errors.ts';
 import { addDays, episodeCode, isValidLocalDate, localDate } from '../feeds/dates.ts';
 import type { LocalDate } from '../feeds/types.ts';
@@ -134,7 +135,7 @@ async function loadEpisodes(accountId: number, from: LocalDate, to: LocalDate): 
       description: Number(season) === 0 ? `Special ${Number(number)} of ${show}` : `Season ${Number(season)}, episode ${Number(number)} of ${show}`,
       date: String(airDate),
       // The summary carries the show's title, so renaming the show changes the event too.
-      updatedAt: new Date(Math.max(timestampMs(updatedAt), timestampMs(showUpdatedAt))),
+      updatedAt: new Date(Math.max(asEpochMs(updatedAt), asEpochMs(showUpdatedAt))),
       poster: poster as string | null,
       show,
       showId: Number(showId),
@@ -167,7 +168,7 @@ async function loadTitles(accountId: number, kinds: readonly ('movie' | 'game')[
       summary: String(title),
       description: itemKind === 'movie' ? 'Movie release' : 'Game release',
       date: String(releaseDate),
-      updatedAt: new Date(timestampMs(updatedAt)),
+      updatedAt: new Date(asEpochMs(updatedAt)),
       poster: poster as string | null,
       ...noEpisode,
     };
@@ -176,20 +177,6 @@ async function loadTitles(accountId: number, kinds: readonly ('movie' | 'game')[
 }
 
 const noEpisode = { show: null, showId: null, episode: null, season: null, number: null, episodeTitle: null } as const;
-
-/**
- * A DateTime column cast to text, in epoch milliseconds. Prisma writes UTC: SQLite holds ISO
- * text with an offset (or `YYYY-MM-DD HH:MM:SS` from a SQL default), PostgreSQL's zone-less
- * timestamp casts to `YYYY-MM-DD HH:MM:SS.mmm`; text without a zone is therefore UTC.
- */
-export function timestampMs(value: unknown): number {
-  const text = String(value);
-  if (/^\d+$/.test(text)) return Number(text);
-  const zoned = /(?:Z|[+-]\d{2}(?::?\d{2})?)$/.test(text) ? text : `${text}Z`;
-  const ms = Date.parse(zoned.replace(' ', 'T'));
-  if (Number.isNaN(ms)) throw new Error(`unreadable timestamp in the database: ${text}`);
-  return ms;
-}
 
 const collator = new Intl.Collator('en');
 const kindOrder: Record<CalendarKind, number> = { episode: 0, movie: 1, game: 2 };

@@ -1,5 +1,5 @@
 import { fastReader } from '../db/client.ts';
-import { asBoolean } from '../db/fast-read.ts';
+import { asBoolean, asIsoTimestamp } from '../db/fast-read.ts';
 import {
   compareExportItems,
   presentIds,
@@ -36,19 +36,6 @@ interface Listed<T> {
   weight: number;
 }
 
-/**
- * A DateTime column as text (`CAST(… AS TEXT)`, the same on both databases: SQLite keeps Prisma's
- * ISO text, PostgreSQL prints `YYYY-MM-DD HH:MM:SS[.fff]` in UTC), as ISO 8601 UTC with
- * milliseconds. Reading text instead of pg's Date avoids pg reading a zone-less timestamp in the
- * server process's local zone.
- */
-export function isoTimestamp(text: unknown): string {
-  const value = String(text);
-  const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(?:Z|[+-]00(?::?00)?)?$/.exec(value);
-  if (match) return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
-  return new Date(/^\d+$/.test(value) ? Number(value) : value).toISOString();
-}
-
 /** Groups rows whose first column is an item id; each group keeps the rows' SQL order. */
 function groupHistory(rows: unknown[][]): Map<number, ExportWatchEvent[]> {
   const byItem = new Map<number, ExportWatchEvent[]>();
@@ -56,7 +43,7 @@ function groupHistory(rows: unknown[][]): Map<number, ExportWatchEvent[]> {
     const id = Number(itemId);
     let events = byItem.get(id);
     if (!events) byItem.set(id, (events = []));
-    events.push({ watched: asBoolean(watched), at: isoTimestamp(at) });
+    events.push({ watched: asBoolean(watched), at: asIsoTimestamp(at) });
   }
   return byItem;
 }

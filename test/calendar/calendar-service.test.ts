@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db, queryCounter } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
-import { calendarUid, loadCalendar, timestampMs } from '../../src/services/calendar.ts';
+import { calendarUid, loadCalendar } from '../../src/services/calendar.ts';
 import { setFollow } from '../../src/services/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';
@@ -91,13 +91,3 @@ describe('calendarUid', () => {
   });
 });
 
-describe('timestampMs', () => {
-  it('reads both databases’ text forms as UTC', () => {
-    const expected = Date.UTC(2026, 10, 21, 6, 44, 1, 123);
-    expect(timestampMs('2026-11-21T06:44:01.123+00:00')).toBe(expected);
-    expect(timestampMs('2026-11-21 06:44:01.123')).toBe(expected);
-    expect(timestampMs('2026-11-21T06:44:01.123Z')).toBe(expected);
-    expect(timestampMs(String(expected))).toBe(expected);
-    expect(timestampMs('2026-11-21 06:44:01')).toBe(expected - 123);
-  });
-});
