@@ -93,6 +93,16 @@ describe('the built serve process (npm start), driven like a client', () => {
     server = undefined;
   });
 
+  it('npm start, as the README runs it, builds and serves, and a SIGTERM sent to npm stops the server', { timeout: 60_000 }, async () => {
+    const started = await startServer(env, { viaNpmStart: true });
+    const ready = await fetch(`${started.baseUrl}/readyz`);
+    expect([ready.status, await ready.json()]).toEqual([200, { ok: true, database: 'ok', scheduler: 'ok' }]);
+    // `exec` in the start script makes node npm's own child, so npm's forwarded signal reaches it
+    // (through a shell in between, the server would outlive npm, as under `docker stop`).
+    expect(await started.stop()).toBe(0);
+    await expect(fetch(`${started.baseUrl}/readyz`)).rejects.toThrow();
+  });
+
   it('refuses to start on an invalid catalog file, naming the path', { timeout: 30_000 }, async () => {
     const broken = path.join(dataDir, 'broken.json');
     writeFileSync(broken, JSON.stringify({ shows: [{ ids: {}, title: 'No ids', episodes: [] }] }));

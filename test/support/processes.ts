@@ -23,6 +23,8 @@ export interface RunOptions {
    * default the TypeScript sources run through tsx.
    */
   built?: string;
+  /** `npm start` itself (it rebuilds dist/ first), the way the README runs the server. */
+  viaNpmStart?: boolean;
 }
 
 /**
@@ -63,8 +65,10 @@ export function startServer(env: Record<string, string>, options: RunOptions = {
   return new Promise((resolve, reject) => {
     // Node itself with tsx's loader, not the tsx command: that one runs the server as a child
     // process of its own, so a SIGKILL sent to it would not reach the server.
-    const args = options.built ? [options.built, 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve'];
-    const child = spawn(process.execPath, args, {
+    const [command, args] = options.viaNpmStart
+      ? ['npm', ['start', '--silent']]
+      : [process.execPath, options.built ? [options.built, 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve']];
+    const child = spawn(command, args, {
       cwd: root,
       env: childEnv({ PORT: '0', ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
