@@ -6,15 +6,27 @@ import { bytes, deflatedZip, grouveeHeader, grouveeRow, json, traktEpisodePlay, 
 
 const { app } = await useTestApp({ AIRDATE_MAX_UPLOAD_MB: '1' });
 
+/**
+ * `form` encoded as a multipart body in bytes, with its content type. A request built on the
+ * FormData itself is not sent that way: Node 24's fetch (undici >= 7.20) writes a FormData body from
+ * a promise nothing awaits, which rejects unhandled ("ReadableStream is already closed") when the
+ * server cancels the body part way through, as it does past the upload limit.
+ */
+async function multipart(form: FormData): Promise<{ body: Uint8Array; contentType: string }> {
+  const encoded = new Response(form);
+  return { body: new Uint8Array(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type')! };
+}
+
 /** POSTs `files` as multipart/form-data file parts (free part names) and returns status and JSON. */
 async function upload(path: string, token: string, files: Record<string, Uint8Array>, options: { queryToken?: boolean } = {}) {
   const form = new FormData();
   Object.entries(files).forEach(([name, content], index) => form.append(`part${index}`, new File([content as BlobPart], name)));
+  const { body, contentType } = await multipart(form);
   const url = new URL(path, 'http://airdate.test');
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { 'content-type': contentType };
   if (options.queryToken) url.searchParams.set('token', token);
   else headers.authorization = `Bearer ${token}`;
-  const response = await app.fetch(new Request(url, { method: 'POST', headers, body: form }));
+  const response = await app.fetch(new Request(url, { method: 'POST', headers, body: body as BodyInit }));
   return { status: response.status, json: (await response.json()) as any };
 }
 
@@ -192,12 +204,13 @@ describe('GraphQL importLibrary', () => {
     const query = `mutation Import($files: [File!]!) { importLibrary(source: SIMKL, files: $files) {
       __typename ... on MutationImportLibrarySuccess { data { ok imported { shows movies history } unmatched { kind title } } }
       ... on ImportFileError { message file problem } } }`;
-    const post = (name: string, content: Uint8Array) => {
+    const post = async (name: string, content: Uint8Array) => {
       const form = new FormData();
       form.append('operations', JSON.stringify({ query, variables: { files: [null] } }));
       form.append('map', JSON.stringify({ 0: ['variables.files.0'] }));
       form.append('0', new File([content as BlobPart], name));
-      return app.fetch(new Request('http://airdate.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${account.token}` }, body: form }));
+      const { body, contentType } = await multipart(form);
+      return app.fetch(new Request('http://airdate.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${account.token}`, 'content-type': contentType }, body: body as BodyInit }));
     };
     const send = async (name: string, content: Uint8Array) => (await (await post(name, content)).json()) as any;
     const backup = { movies: [{ status: 'completed', last_watched_at: '2023-02-01T00:00:00Z', movie: { title: 'Fixture Film', ids: { simkl: 1, tmdb: String(unique()) } } }], anime: [{ status: 'watching', show: { title: 'Anime', ids: { mal: 4 } } }] };
