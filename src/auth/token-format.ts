@@ -61,7 +61,7 @@ function checksumOf(text: string): string {
  * `length` uniformly random base62 characters. Bytes of 248 and above are thrown away
  * (rejection sampling): 248 = 4 × 62, so `byte % 62` is uniform over what is kept.
  */
-function randomBase62(length: number): string {
+export function randomBase62(length: number): string {
   const limit = 256 - (256 % base62Alphabet.length);
   let result = '';
   while (result.length < length) {

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { maxIntColumn } from '../db/limits.ts';
+import { isValidLocalDate } from '../feeds/dates.ts';
 import type { CatalogSource } from './provider.ts';
 
 /**
@@ -12,14 +14,16 @@ export function expected(what: string) {
   return (issue: { input?: unknown }) => (issue.input === undefined ? `missing, expected ${what}` : `expected ${what}`);
 }
 
-/** Largest external id: PostgreSQL's int, so the same file loads on both databases. */
-const maxId = 2_147_483_647;
+/** A calendar date `YYYY-MM-DD` (callers add how null and absence are read). */
+export const localDateSchema = z
+  .string({ error: expected('YYYY-MM-DD or null') })
+  .refine(isValidLocalDate, { error: (issue) => `expected YYYY-MM-DD or null ("${String(issue.input)}" is not a calendar date)` });
 
 /** One external id: a positive 32-bit integer. */
 export const externalIdSchema = z
   .int({ error: expected('a positive integer') })
   .min(1, { error: expected('a positive integer') })
-  .max(maxId, { error: `expected a positive integer up to ${maxId}` });
+  .max(maxIntColumn, { error: `expected a positive integer up to ${maxIntColumn}` });
 
 /**
  * `ids` of one kind: only its sources (an unknown key is refused: a misspelt id would silently

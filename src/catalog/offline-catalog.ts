@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { expected, externalIdSchema, firstProblem, idsSchema, uniqueIds } from './catalog-file-schema.ts';
-import { isValidLocalDate } from '../feeds/dates.ts';
+import { expected, externalIdSchema, firstProblem, idsSchema, localDateSchema, uniqueIds } from './catalog-file-schema.ts';
 import {
   rankByTitle,
   type CatalogProvider,
@@ -33,10 +32,7 @@ const showIds = requiredIds({ tmdb: externalIdSchema.optional(), tvdb: externalI
 const movieIds = requiredIds({ tmdb: externalIdSchema.optional() });
 const gameIds = requiredIds({ igdb: externalIdSchema.optional() });
 
-const dateOrNull = z
-  .string({ error: expected('YYYY-MM-DD or null') })
-  .refine(isValidLocalDate, { error: (issue) => `expected YYYY-MM-DD or null ("${String(issue.input)}" is not a calendar date)` })
-  .nullable();
+const dateOrNull = localDateSchema.nullable();
 
 const title = z.string({ error: expected('a non-empty string') }).trim().min(1, { error: 'expected a non-empty string' });
 

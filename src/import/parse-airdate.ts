@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { expected, externalIdSchema, firstProblem, idsSchema, uniqueIds } from '../catalog/catalog-file-schema.ts';
+import { expected, externalIdSchema, firstProblem, idsSchema, localDateSchema, uniqueIds } from '../catalog/catalog-file-schema.ts';
 import { exportFormat, exportVersion } from '../export/export-format.ts';
-import { isValidLocalDate } from '../feeds/dates.ts';
 import { ImportFileError, type ImportDocument, type ImportSkip, type ImportWatchEvent } from './import-document.ts';
 import { parseJsonFile } from './parse-helpers.ts';
 
@@ -14,8 +13,7 @@ import { parseJsonFile } from './parse-helpers.ts';
 
 const text = (what: string) => z.string({ error: expected(what) });
 const nullableText = text('a string or null').nullish().transform((value) => value ?? null);
-const date = text('YYYY-MM-DD or null')
-  .refine(isValidLocalDate, { error: (issue) => `expected YYYY-MM-DD or null ("${String(issue.input)}" is not a calendar date)` })
+const date = localDateSchema
   .nullish()
   .transform((value) => value ?? null);
 const flag = z.boolean({ error: expected('true or false') });

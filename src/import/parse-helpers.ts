@@ -1,4 +1,5 @@
 import { parse as parseCsv } from 'csv-parse/sync';
+import { maxIntColumn } from '../db/limits.ts';
 import { ImportFileError } from './import-document.ts';
 
 /**
@@ -56,19 +57,16 @@ export function parseCsvFile(bytes: Uint8Array, fileName: string, required: stri
   }));
 }
 
-/** Largest id the database columns hold (32-bit). */
-const maxId = 2_147_483_647;
-
 /** An external id from a number or a numeric string; undefined for null, '', 0 or anything else. */
 export function externalId(value: unknown): number | undefined {
   const number = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : NaN;
-  return Number.isInteger(number) && number > 0 && number <= maxId ? number : undefined;
+  return Number.isInteger(number) && number > 0 && number <= maxIntColumn ? number : undefined;
 }
 
 /** A whole number ≥ 0 (season and episode numbers), or undefined. */
 export function wholeNumber(value: unknown): number | undefined {
   const number = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : NaN;
-  return Number.isInteger(number) && number >= 0 && number <= maxId ? number : undefined;
+  return Number.isInteger(number) && number >= 0 && number <= maxIntColumn ? number : undefined;
 }
 
 /** An ISO 8601 timestamp with a zone (Trakt, Simkl); undefined when not one. */

@@ -1,5 +1,5 @@
 import { HttpError } from '../http/responses.ts';
-import { maxItemId } from '../services/library.ts';
+import { maxIntColumn } from '../db/limits.ts';
 
 type Body = Record<string, unknown>;
 
@@ -25,8 +25,8 @@ export function requireKind<K extends string>(body: Body, allowed: readonly K[])
 export function requireId(body: Body): number {
   const id = body.id;
   if (id === undefined) throw new HttpError(400, 'id is required');
-  if (typeof id !== 'number' || !Number.isInteger(id) || id < 1 || id > maxItemId) {
-    throw new HttpError(400, `id must be a positive integer up to ${maxItemId}`);
+  if (typeof id !== 'number' || !Number.isInteger(id) || id < 1 || id > maxIntColumn) {
+    throw new HttpError(400, `id must be a positive integer up to ${maxIntColumn}`);
   }
   return id;
 }

@@ -1,4 +1,5 @@
 import { db } from '../db/client.ts';
+import { maxIntColumn } from '../db/limits.ts';
 import { retryOnUniqueViolation } from './prisma-errors.ts';
 import { InputError, NotFoundError } from '../errors.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
@@ -9,12 +10,10 @@ export type FollowKind = 'show' | 'movie' | 'game';
 /** Column of WatchState / WatchEvent / LibraryItem that points at an item of each kind. */
 export const itemColumn = { episode: 'episodeId', movie: 'movieId', game: 'gameId', show: 'showId' } as const;
 
-/** Largest id the machine API accepts (GraphQL `Int` is 32-bit). */
-export const maxItemId = 2_147_483_647;
 
 function checkId(id: number): void {
-  if (!Number.isInteger(id) || id < 1 || id > maxItemId) {
-    throw new InputError(`id must be a positive integer up to ${maxItemId}`, 'id');
+  if (!Number.isInteger(id) || id < 1 || id > maxIntColumn) {
+    throw new InputError(`id must be a positive integer up to ${maxIntColumn}`, 'id');
   }
 }
 

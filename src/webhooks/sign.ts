@@ -1,5 +1,5 @@
-import { createHmac, randomInt } from 'node:crypto';
-import { base62Alphabet, webhookSecretKey } from '../auth/token-format.ts';
+import { createHmac } from 'node:crypto';
+import { randomBase62, webhookSecretKey } from '../auth/token-format.ts';
 
 /** Every webhook id starts with this, as in the Standard Webhooks examples. */
 export const webhookIdPrefix = 'msg_';
@@ -14,9 +14,7 @@ export const webhookUserAgent = 'Airdate-Webhooks/1';
  * the same across retries so receivers can drop duplicates.
  */
 export function newWebhookId(): string {
-  let random = '';
-  for (let index = 0; index < webhookIdRandomLength; index++) random += base62Alphabet[randomInt(base62Alphabet.length)];
-  return `${webhookIdPrefix}${random}`;
+  return `${webhookIdPrefix}${randomBase62(webhookIdRandomLength)}`;
 }
 
 /**
