@@ -9,20 +9,16 @@ import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Builds src/main.ts into `outfile` (a path inside the project: it finds prisma/ by walking up). */
-export async function buildServer(outfile = 'dist/main.js') {
-  await build({
-    absWorkingDir: root,
-    entryPoints: ['src/main.ts'],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked',
-    logLevel: 'warning',
-  });
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) await buildServer(process.argv[2]);
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/main.ts'],
+  // A path inside the project: the build finds prisma/ by walking up (src/paths.ts).
+  outfile: process.argv[2] ?? 'dist/main.js',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});

@@ -1,4 +1,5 @@
 import { db } from '../db/client.ts';
+import { chunks, prismaListValues } from '../db/limits.ts';
 import { retryOnUniqueViolation } from '../services/prisma-errors.ts';
 import type { Game, Movie, Prisma, Show } from '../generated/prisma/client.ts';
 import {
@@ -56,9 +57,6 @@ const fieldColumns = {
   game: ['title', 'poster', 'overview', 'releaseDate'],
 } as const;
 
-/** Rows per query: far below SQLite's bound-parameter limit, and few round trips. */
-const chunkSize = 500;
-
 type Fields = Record<string, string | null>;
 type Row = { id: number } & Record<string, unknown>;
 
@@ -98,11 +96,6 @@ function table(client: Prisma.TransactionClient, kind: MediaKind): ItemTable {
   return delegate as unknown as ItemTable;
 }
 
-function chunks<T>(items: T[]): T[][] {
-  const result: T[][] = [];
-  for (let start = 0; start < items.length; start += chunkSize) result.push(items.slice(start, start + chunkSize));
-  return result;
-}
 
 const episodeKey = (season: number, number: number) => `${season}:${number}`;
 
@@ -163,7 +156,7 @@ async function storeKind(
   // Load every existing row sharing any incoming id: a handful of queries, not one per record.
   for (const source of sources) {
     const wanted = [...new Set(positions.flatMap((position) => records[position]!.ids[source] ?? []))];
-    for (const part of chunks(wanted)) {
+    for (const part of chunks(wanted, prismaListValues)) {
       for (const row of await items.findMany({ where: { [idColumn[source]]: { in: part } } })) {
         if (sources.some((other) => owners.get(`${other}:${String(row[idColumn[other]])}`)?.id === row.id)) continue;
         const plan = planFromRow(kind, row);
@@ -235,7 +228,7 @@ async function planEpisodes(client: Prisma.TransactionClient, records: CatalogRe
     const hasEpisodes = record.kind === 'show' && record.episodes.length > 0;
     if (hasEpisodes && !plan.episodesLoaded && plan.id !== undefined) toLoad.set(plan.id, plan);
   }
-  for (const part of chunks([...toLoad.keys()])) {
+  for (const part of chunks([...toLoad.keys()], prismaListValues)) {
     const stored = await client.episode.findMany({
       where: { showId: { in: part } },
       select: { id: true, showId: true, season: true, number: true, title: true, airDate: true },
@@ -269,7 +262,7 @@ async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[]
     for (const [source, id] of Object.entries(plan.ids)) data[idColumn[source as CatalogSource]] = id;
     return data;
   };
-  for (const part of chunks(created)) {
+  for (const part of chunks(created, prismaListValues)) {
     const rows = await items.createManyAndReturn({ data: part.map(columnsOf) });
     // RETURNING order is not promised; every new row has an id of its own to find it by.
     const byKey = new Map<string, number>();
@@ -313,7 +306,7 @@ async function writeEpisodes(client: Prisma.TransactionClient, shows: Set<ItemPl
       }
     }
   }
-  for (const part of chunks(fresh)) changes += (await client.episode.createMany({ data: part })).count;
+  for (const part of chunks(fresh, prismaListValues)) changes += (await client.episode.createMany({ data: part })).count;
   return changes;
 }
 
@@ -333,7 +326,7 @@ export async function findCatalogItemsById(items: { kind: MediaKind; databaseId:
   const found = new Map<string, StoredCatalogItem>();
   for (const kind of ['show', 'movie', 'game'] as const) {
     const wanted = [...new Set(items.flatMap((item) => (item.kind === kind ? [item.databaseId] : [])))];
-    for (const part of chunks(wanted)) {
+    for (const part of chunks(wanted, prismaListValues)) {
       for (const row of await table(db(), kind).findMany({ where: { id: { in: part } } })) {
         found.set(`${kind}:${row.id}`, { ...row, kind } as StoredCatalogItem);
       }

@@ -31,8 +31,6 @@ export interface CreateAgendaProps {
   defaultLockLifetime?: number;
   /** Remove one-time jobs once they succeed (default false; per job via `define`). */
   removeOnComplete?: boolean;
-  /** For the SQL store: see `SqlJobBackendOptions.notifyInProcess` (default true). */
-  notifyInProcess?: boolean;
 }
 
 /**
@@ -45,7 +43,7 @@ export function createAgenda(props: CreateAgendaProps): Agenda {
   let agenda: Agenda | undefined;
   const backend = props.mongodbUrl
     ? retryingConnect(new (loadMongoBackend())({ address: props.mongodbUrl }), (error) => agenda?.emit('error', error))
-    : createSqlJobBackend({ notifyInProcess: props.notifyInProcess });
+    : createSqlJobBackend();
   agenda = new Agenda({
     backend,
     name: props.name,

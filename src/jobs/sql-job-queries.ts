@@ -2,7 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { computeJobState, type JobParameters, type JobsOverview, type JobsQueryOptions, type JobsResult, type JobsSort, type JobWithState, type RemoveJobsOptions } from 'agenda';
 import { db } from '../db/client.ts';
 import { decodeAttrs, rowToJob, type AgendaJobRow } from './job-row.ts';
-import { chunks, execute, join, likeInsensitive, queryRows, raw, sql, type Sql } from './sql-job-sql.ts';
+import { chunks } from '../db/limits.ts';
+import { execute, join, maxListValues, likeInsensitive, queryRows, raw, sql, type Sql } from './sql-job-sql.ts';
 
 /** A filter as SQL on the columns plus, for a `data` filter, a check on the decoded job data. */
 interface JobFilter {
@@ -62,7 +63,7 @@ async function matchingIds(filter: JobFilter, extra: Sql = sql`1 = 1`): Promise<
 async function changeMatching(filter: JobFilter, extra: Sql, change: (where: Sql) => Sql): Promise<number> {
   if (!filter.data) return execute(change(sql`${filter.where} AND ${extra}`));
   let changed = 0;
-  for (const part of chunks(await matchingIds(filter, extra))) changed += await execute(change(sql`"id" IN (${join(part)})`));
+  for (const part of chunks(await matchingIds(filter, extra), maxListValues)) changed += await execute(change(sql`"id" IN (${join(part)})`));
   return changed;
 }
 

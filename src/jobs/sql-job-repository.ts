@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { JobId, JobParameters, JobRepository, JobRepositoryOptions } from 'agenda';
+import { chunks } from '../db/limits.ts';
 import { epochMs, rowToJob, storeJob, uniqueKeyFor, type StoredJob } from './job-row.ts';
 import {
   assignments,
   assignmentsFromExcluded,
-  chunks,
   execute,
   insertStatement,
   join,
+  maxListValues,
   mergedAttrs,
   queryRows,
   skipLockedRows,
@@ -140,7 +141,7 @@ export class SqlJobRepository extends SqlJobQueries implements JobRepository {
 
   /** Unlocks the given jobs whatever their nextRunAt (Agenda's stop() for jobs it locked but did not start). */
   async unlockJobs(jobIds: (JobId | string)[]): Promise<void> {
-    for (const part of chunks(jobIds.map(String))) await execute(sql`UPDATE "AgendaJob" SET "lockedAt" = NULL WHERE "id" IN (${join(part)})`);
+    for (const part of chunks(jobIds.map(String), maxListValues)) await execute(sql`UPDATE "AgendaJob" SET "lockedAt" = NULL WHERE "id" IN (${join(part)})`);
   }
 
   /**

@@ -85,9 +85,4 @@ export function assignmentsFromExcluded(leaveOut: readonly string[] = []): Sql {
 /** Bound values per `IN (...)` list, well under both databases' parameter limits. */
 export const maxListValues = 5_000;
 
-/** `items` in slices of `size`. */
-export function chunks<T>(items: readonly T[], size = maxListValues): T[][] {
-  const parts: T[][] = [];
-  for (let start = 0; start < items.length; start += size) parts.push(items.slice(start, start + size));
-  return parts;
-}
+

@@ -84,7 +84,7 @@ export function createCalendarHandler(props: CalendarRouteProps): MachineHandler
  * app's own additions) is ignored. Each may appear once.
  * @throws HttpError 400 for a malformed or out-of-range value, or an unknown kind.
  */
-export function calendarParams(search: URLSearchParams): CalendarParams {
+function calendarParams(search: URLSearchParams): CalendarParams {
   const past = dayCount(search, 'past');
   const future = dayCount(search, 'future');
   const listed = single(search, 'kinds');

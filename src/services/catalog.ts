@@ -207,25 +207,23 @@ export function createCatalogService(providers: CatalogProvider[], logger: Warne
  * provider is logged and reported; it never stops the others.
  */
 async function refreshItems(providers: CatalogProvider[], items: RefreshItem[], options: { listWhole: boolean; logger: Warner }): Promise<RefreshSummary> {
-  const failures: RefreshSummary['failures'] = [];
+  // Promise.all keeps provider order, so the failures read the same every run.
   const answers = await Promise.all(
-    providers.map(async (provider) => {
+    providers.map(async (provider): Promise<{ records: CatalogRecord[]; failure?: RefreshSummary['failures'][number] }> => {
       const list = options.listWhole ? provider.listAll?.bind(provider) : undefined;
-      if (!list && items.length === 0) return [];
+      if (!list && items.length === 0) return { records: [] };
       try {
-        return await (list ? list() : provider.refresh(items));
+        return { records: await (list ? list() : provider.refresh(items)) };
       } catch (error) {
         const message = (error as Error).message;
         options.logger.warn(`catalog provider ${provider.name}: refresh failed: ${message}`);
-        failures.push({ provider: provider.name, message });
-        return [];
+        return { records: [], failure: { provider: provider.name, message } };
       }
     }),
   );
-  const records = byPriority(answers);
+  const records = byPriority(answers.map((answer) => answer.records));
   const { changes } = await storeCatalogRecords(records);
-  // Provider order, not finishing order, so the summary reads the same every run.
-  failures.sort((a, b) => providers.findIndex((p) => p.name === a.provider) - providers.findIndex((p) => p.name === b.provider));
+  const failures = answers.flatMap((answer) => (answer.failure ? [answer.failure] : []));
   return { items: items.length, records: records.length, changes, failures };
 }
 

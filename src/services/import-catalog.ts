@@ -17,14 +17,6 @@ type Row = { id: number } & Record<string, unknown>;
 
 const idColumn = { tmdb: 'tmdbId', tvdb: 'tvdbId', igdb: 'igdbId' } as const satisfies Record<CatalogSource, string>;
 const tableName = { show: 'Show', movie: 'Movie', game: 'Game' } as const satisfies Record<MediaKind, string>;
-/** Values per `IN (…)` list and per updateMany: inside the 999 parameters Prisma's SQLite adapter allows. */
-export const batchSize = 500;
-
-export function chunks<T>(items: T[], size = batchSize): T[][] {
-  const result: T[][] = [];
-  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
-  return result;
-}
 
 /** The item tables share the id columns; Prisma's per-model delegates cannot be unioned directly. */
 interface ItemTable {

@@ -1,7 +1,7 @@
 import { Prisma } from '../generated/prisma/client.ts';
 import type { ImportWatchEvent } from '../import/import-document.ts';
 import { insertRows, selectIn } from './bulk-sql.ts';
-import { chunks } from './import-catalog.ts';
+import { chunks, prismaListValues } from '../db/limits.ts';
 import { itemColumn, type FollowKind, type WatchKind } from './library.ts';
 
 /**
@@ -95,7 +95,7 @@ export async function applyFollowStates(tx: Tx, accountId: number, targets: Foll
     const written = [key, 'followed', 'archived', 'followExplicit', 'archiveExplicit', 'followedAt', 'createdAt', 'updatedAt'];
     writes += await insertRows(tx, 'LibraryItem', written, fresh, { shared: { accountId, kind } });
     for (const { data, ids } of updates.values()) {
-      for (const part of chunks(ids)) writes += (await tx.libraryItem.updateMany({ where: { id: { in: part } }, data })).count;
+      for (const part of chunks(ids, prismaListValues)) writes += (await tx.libraryItem.updateMany({ where: { id: { in: part } }, data })).count;
     }
   }
   return writes;
@@ -160,7 +160,7 @@ export async function applyWatchData(
     });
     writes += await insertRows(tx, 'WatchState', [key, 'watched', 'changedAt'], states, { shared: { accountId, kind } });
     for (const { data, ids: stateIds } of updates.values()) {
-      for (const part of chunks(stateIds)) writes += (await tx.watchState.updateMany({ where: { id: { in: part } }, data })).count;
+      for (const part of chunks(stateIds, prismaListValues)) writes += (await tx.watchState.updateMany({ where: { id: { in: part } }, data })).count;
     }
   }
   return { history, writes: writes + history };
