@@ -8,27 +8,41 @@ export function isMultipart(request: Request): boolean {
 const tooLargeUpload = (maxBytes: number) => new HttpError(413, `upload is larger than ${Math.floor(maxBytes / (1024 * 1024))} MB`);
 
 /**
- * The request body as bytes, refusing more than `maxBytes` with 413 (`tooLargeMessage`): a declared
- * Content-Length over it is refused before reading, and a streamed body is cut off as soon as it
- * passes the limit, so at most `maxBytes` are ever held.
+ * The request body as a stream that errors with `tooLarge()` as soon as more than `maxBytes` have
+ * arrived (which also cancels the request body); a declared Content-Length over the limit is
+ * refused before anything is read. Null when the request has no body.
  */
-export async function readCappedBody(request: Request, maxBytes: number, tooLargeMessage?: string): Promise<Uint8Array> {
-  const tooLarge = () => (tooLargeMessage === undefined ? tooLargeUpload(maxBytes) : new HttpError(413, tooLargeMessage));
+function cappedStream(request: Request, maxBytes: number, tooLarge: () => HttpError): ReadableStream<Uint8Array> | null {
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) throw tooLarge();
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  let size = 0;
+  return (
+    request.body?.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          size += chunk.byteLength;
+          if (size > maxBytes) controller.error(tooLarge());
+          else controller.enqueue(chunk);
+        },
+      }),
+    ) ?? null
+  );
+}
+
+/**
+ * The request body as bytes, refusing more than `maxBytes` with 413 (`tooLargeMessage`) before
+ * reading when declared, else as soon as the streamed body passes the limit, so at most `maxBytes`
+ * are ever held.
+ */
+export async function readCappedBody(request: Request, maxBytes: number, tooLargeMessage?: string): Promise<Uint8Array> {
+  const stream = cappedStream(request, maxBytes, () => (tooLargeMessage === undefined ? tooLargeUpload(maxBytes) : new HttpError(413, tooLargeMessage)));
+  if (!stream) return new Uint8Array(0);
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    chunks.push(read.value);
+    size += read.value.byteLength;
   }
   return Buffer.concat(chunks, size);
 }
@@ -51,23 +65,14 @@ export async function cappedRequest(request: Request, maxBytes: number): Promise
  */
 export async function readUploadedFiles(request: Request, maxBytes: number): Promise<File[]> {
   if (!isMultipart(request)) throw new HttpError(415, 'content type must be multipart/form-data with the export files as file parts');
-  const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) throw tooLargeUpload(maxBytes);
-  let size = 0;
   let tooLarge = false;
-  const counted = request.body?.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        size += chunk.byteLength;
-        if (size <= maxBytes) return controller.enqueue(chunk);
-        tooLarge = true;
-        controller.error(tooLargeUpload(maxBytes));
-      },
-    }),
-  );
+  const counted = cappedStream(request, maxBytes, () => {
+    tooLarge = true;
+    return tooLargeUpload(maxBytes);
+  });
   let form: FormData;
   try {
-    const init = { method: 'POST', headers: { 'content-type': request.headers.get('content-type')! }, body: counted ?? null, duplex: 'half' };
+    const init = { method: 'POST', headers: { 'content-type': request.headers.get('content-type')! }, body: counted, duplex: 'half' };
     form = await new Request('http://upload.invalid/', init as RequestInit).formData();
   } catch {
     if (tooLarge) throw tooLargeUpload(maxBytes);
