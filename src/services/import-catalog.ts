@@ -33,8 +33,8 @@ export interface Resolved {
   changes: number;
 }
 
-/** Finds or creates the catalog rows of `items` (all of one kind). */
-export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow | ImportTitle)[]): Promise<Resolved> {
+/** Finds or creates the catalog rows of `items` (all of one kind); new rows are stamped `now`, the import's time. */
+export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow | ImportTitle)[], now: Date): Promise<Resolved> {
   const sources = sourcesByKind[kind];
   const rows = table(tx, kind);
   const owner = new Map<string, Row>(); // `source:id` → row (stored, or planned when id < 0)
@@ -69,7 +69,6 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
   let changes = 0;
   if (planned.length > 0) {
     // Inserted in bulk; each new row is known again by its first id (new rows have ids no other row has).
-    const now = new Date();
     const fields = kind === 'show' ? ['title', 'poster', 'overview'] : ['title', 'poster', 'overview', 'releaseDate'];
     const values = planned.map(({ row, item }) => [...sources.map((source) => row[idColumn[source]] ?? null), ...fieldsOf(item, fields), now, now]);
     const created = await insertRowsReturning<Row>(tx, tableName[kind], [...sources.map((source) => idColumn[source]), ...fields, 'createdAt', 'updatedAt'], values, columns);
@@ -117,7 +116,7 @@ export const episodeKey = (showId: number, season: number, number: number): stri
  * Database ids of `wanted` episodes by episodeKey, creating the ones the catalog lacks (with the
  * file's title and air date). A few queries per batch of shows, never one per episode.
  */
-export async function resolveEpisodes(tx: Tx, wanted: WantedEpisode[]): Promise<{ ids: Map<string, number>; changes: number }> {
+export async function resolveEpisodes(tx: Tx, wanted: WantedEpisode[], now: Date): Promise<{ ids: Map<string, number>; changes: number }> {
   const ids = new Map<string, number>();
   const read = async (showIds: number[]) => {
     for (const row of await selectIn<EpisodeRow>(tx, 'Episode', ['id', 'showId', 'season', 'number'], 'showId', showIds)) {
@@ -133,7 +132,6 @@ export async function resolveEpisodes(tx: Tx, wanted: WantedEpisode[]): Promise<
   if (missing.size === 0) return { ids, changes: 0 };
   // A big import creates tens of thousands of episodes: multi-row INSERTs that return the new ids
   // (createManyAndReturn costs ~0.5 ms a row).
-  const now = new Date();
   const rows = [...missing.values()].map((episode) => [episode.showId, episode.season, episode.number, episode.title, episode.airDate, now, now]);
   const created = await insertRowsReturning<EpisodeRow>(tx, 'Episode', ['showId', 'season', 'number', 'title', 'airDate', 'createdAt', 'updatedAt'], rows, ['id', 'showId', 'season', 'number']);
   for (const row of created) ids.set(episodeKey(row.showId, row.season, row.number), row.id);

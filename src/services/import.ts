@@ -13,9 +13,10 @@ import { applyFollowStates, applyWatchData, type FollowTarget, type WatchTarget 
  * 1. Catalog: every item is found by any shared external id, or created from the file's ids and
  *    title (import-catalog.ts); items without a tmdb/tvdb/igdb id are `unmatched`.
  * 2. Library: every show, movie and game the file records anything for becomes followed, unless
- *    the account set its follow state itself (LibraryItem.followExplicit). A file that states a
+ *    the account set its follow or archive state itself (followExplicit/archiveExplicit: then both
+ *    stay). A file that states a
  *    flag (the Airdate export's followed/archived, TV Time's unfollowed and archived shows,
- *    Simkl's dropped shows) sets it unless the account's explicit flag says otherwise, and the
+ *    Simkl's dropped shows) sets it unless the account's explicit flags say otherwise, and the
  *    stated flag then counts as explicit: it is the user's own choice carried over, so a later
  *    import from another source does not undo it. Nothing is ever unarchived by an import that
  *    does not say so.
@@ -28,8 +29,9 @@ import { applyFollowStates, applyWatchData, type FollowTarget, type WatchTarget 
  *    state for, and is recorded in the history at import time.
  * 5. The account's feedVersion (and the catalog's catalogVersion, when rows were created) is
  *    bumped in the same transaction when anything was written, so feed caches never go stale.
- * All reads and writes are batched per kind (one query per batch of up to 1 000 rows), never one
- * per entry: 100 000 history entries take a few seconds.
+ * All reads and writes are batched per kind (bulk statements of thousands of rows, bulk-sql.ts),
+ * never one per entry, and a big document goes in slices (below): 100 000 history entries take a
+ * few seconds.
  */
 
 /** Counts of what an import covered; `history` is the number of history entries added. */
@@ -111,7 +113,7 @@ async function applyOnce(props: ApplyImportProps): Promise<ImportResult> {
         for (const target of watches) if (target.kind === 'episode') distinct.episodes.add(target.id);
       };
 
-      const showIds = await resolveItems(tx, 'show', document.shows);
+      const showIds = await resolveItems(tx, 'show', document.shows, now);
       catalogChanges += showIds.changes;
       const showsById = itemsById(document.shows, showIds.ids, (show) => result.unmatched.push({ file, kind: 'show', title: show.title }));
       for (const slice of slices(showsById, (shows) => shows.reduce((sum, show) => sum + show.episodes.length, 1))) {
@@ -123,7 +125,7 @@ async function applyOnce(props: ApplyImportProps): Promise<ImportResult> {
             for (const { season, number, title, airDate } of show.episodes) wanted.push({ showId, season, number, title: title ?? null, airDate: airDate ?? null });
           }
         }
-        const episodes = await resolveEpisodes(tx, wanted);
+        const episodes = await resolveEpisodes(tx, wanted, now);
         catalogChanges += episodes.changes;
         const watches: WatchTarget[] = [];
         for (const [showId, shows] of slice) {
@@ -139,7 +141,7 @@ async function applyOnce(props: ApplyImportProps): Promise<ImportResult> {
 
       for (const kind of ['movie', 'game'] as const) {
         const titles = document.titles.filter((title) => title.kind === kind);
-        const resolved = await resolveItems(tx, kind, titles);
+        const resolved = await resolveItems(tx, kind, titles, now);
         catalogChanges += resolved.changes;
         const titlesById = itemsById(titles, resolved.ids, (title) => result.unmatched.push({ file, kind, title: title.title }));
         for (const slice of slices(titlesById, (same) => same.reduce((sum, title) => sum + title.history.length, 1))) {

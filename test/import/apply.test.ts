@@ -55,6 +55,17 @@ describe('applyImportDocument', () => {
     expect(await catalogVersion()).toBeGreaterThan(catalogBefore);
   });
 
+  it("stamps everything it writes with the import's time, catalog rows included", async () => {
+    const account = await makeAccount();
+    const { show, document } = traktHistory();
+    const now = new Date('2026-01-02T03:04:05.678Z');
+    await applyImportDocument({ accountId: account.id, document, now });
+    const stored = await db().show.findUniqueOrThrow({ where: { tmdbId: show.ids.tmdb! }, include: { episodes: true } });
+    expect([stored.createdAt, stored.updatedAt, ...stored.episodes.map((episode) => episode.createdAt)]).toEqual(Array(2 + stored.episodes.length).fill(now));
+    const library = await db().libraryItem.findMany({ where: { accountId: account.id } });
+    expect(library.map((row) => row.followedAt)).toEqual([now, now]);
+  });
+
   it('two imports of the same file at once into one account (and two accounts racing to create the same items) write it once', async () => {
     const [first, second] = [await makeAccount(), await makeAccount()];
     const { document } = traktHistory();
