@@ -113,15 +113,25 @@ export interface StopAgendaResult {
  * at once (so another worker takes them now rather than after the lock lifetime), and running jobs
  * may finish, up to `timeoutMs`. Agenda offers either half alone: `stop()` unlocks but does not
  * wait, `drain()` waits (and meanwhile starts the jobs it had locked) but unlocks nothing.
- * Reads the job processor's list of running jobs, a private field of agenda 6.2.x (pinned).
+ * The store's connection (MongoDB's, which the backend owns) is closed only after that wait:
+ * `stop()` would close it at once, and the jobs still running could not save how they ended.
+ * Reads the job processor's list of running jobs and the backend, private fields of agenda 6.2.x
+ * (pinned).
  */
 export async function stopAgenda(agenda: Agenda, timeoutMs = 30_000): Promise<StopAgendaResult> {
-  const processor = (agenda as unknown as { jobProcessor?: { runningJobs?: unknown[] } }).jobProcessor;
+  const { jobProcessor: processor, backend } = agenda as unknown as { jobProcessor?: { runningJobs?: unknown[] }; backend: AgendaBackend };
   // The live array: each running job removes itself when it completes.
   const running = processor?.runningJobs ?? [];
-  await agenda.stop();
-  if (running.length === 0) return { stillRunning: 0 };
-  await new Promise<void>((resolve) => {
+  await agenda.stop(false);
+  if (running.length > 0) await finished(agenda, running, timeoutMs);
+  const stillRunning = running.length;
+  if (backend.ownsConnection) await backend.disconnect();
+  return { stillRunning };
+}
+
+/** Resolves once `running` is empty (each job leaves it just after its 'complete' event), or after `timeoutMs`. */
+function finished(agenda: Agenda, running: unknown[], timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
     const finish = () => {
       clearTimeout(timer);
       agenda.off('complete', onComplete);
@@ -132,5 +142,4 @@ export async function stopAgenda(agenda: Agenda, timeoutMs = 30_000): Promise<St
     const timer = setTimeout(finish, timeoutMs);
     agenda.on('complete', onComplete);
   });
-  return { stillRunning: running.length };
 }

@@ -48,6 +48,12 @@ function backoff(context: BackoffContext): number | null {
 
 /** Lock lifetime of a delivery: past it, a worker that died mid-attempt is presumed dead. */
 const deliveryLockLifetime = (timeoutMs: number): number => timeoutMs * 2 + 1_000;
+/**
+ * Deliveries one worker runs at once, and locks at once: a lock counts from when it is taken, so
+ * a delivery locked beyond what can run would wait for a slot and could pass its lock lifetime
+ * (twice the webhook timeout) before it even started, to be cancelled at the end of its attempt.
+ */
+const deliveryConcurrency = 50;
 
 /** Defines every release-engine job on `agenda` (a worker must define them before starting). */
 export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
@@ -92,7 +98,7 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
       timeoutMs: deps.timeoutMs,
     });
     if (!step.done) throw new RetryLater(step.retryInMs);
-  }, { backoff, concurrency: 50, lockLimit: 100, lockLifetime: deliveryLockLifetime(deps.timeoutMs) });
+  }, { backoff, concurrency: deliveryConcurrency, lockLimit: deliveryConcurrency, lockLifetime: deliveryLockLifetime(deps.timeoutMs) });
 
   agenda.on('fail', (error: Error | string, job: { attrs: { name: string } }) => {
     if (error instanceof RetryLater) return;
