@@ -89,5 +89,14 @@ describe('calendarUid', () => {
     expect(calendarUid(1, 'episode', 43)).not.toBe(uid);
     expect(calendarUid(2, 'episode', 42)).not.toBe(uid);
   });
+
+  it('stays the same across versions: a given key and item give this UID forever (else every subscriber sees duplicates)', () => {
+    initSecretKey({ ...config, secretKey: Buffer.alloc(32, 7) });
+    try {
+      expect(calendarUid(1, 'episode', 42)).toBe('b8ad8cb63fcb7cc1b32f929747dc452e@airdate');
+    } finally {
+      initSecretKey(config);
+    }
+  });
 });
 

@@ -5,6 +5,8 @@ import { updateAccount } from '../../src/services/accounts.ts';
 import { setFollow } from '../../src/services/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';
+import { jobRowsFor } from '../support/jobs.ts';
+import { jobNames } from '../../src/jobs/release-jobs.ts';
 import { startServer, type ServerProcess } from '../support/processes.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -115,9 +117,14 @@ describe('release notifications across processes', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(receiver.received).toHaveLength(0);
     expect(await db().notification.count({ where: { accountId: user.id } })).toBe(0);
+    // The web process queued the sync (the worker's own 30-minute check would find the account too).
+    const queued = await jobRowsFor(jobNames.accountSync, user.id);
+    expect(queued).toHaveLength(1);
+    expect(queued[0]!.lastRunAt).toBeNull();
     const worker = await serve('worker');
     expect(worker.output()).toMatch(/no HTTP listener/);
     await receiver.waitFor(2, 30_000);
+    expect(await jobRowsFor(jobNames.accountSync, user.id)).toHaveLength(0); // the worker ran it (finished jobs are removed)
     expect((await fetch(`${web.baseUrl}/readyz`)).status).toBe(200);
   });
 

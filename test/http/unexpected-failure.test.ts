@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { closeDatabase } from '../../src/db/client.ts';
 import { useTestDatabase } from '../support/database.ts';
@@ -12,9 +12,16 @@ describe('an unexpected failure', () => {
   it('answers 500 with a generic JSON error and 503 from /readyz, without crashing', async () => {
     const account = await makeAccount();
     await closeDatabase();
-    const summary = await call(app, 'GET', '/api/machine/summary', { token: account.token });
+    const logged = vi.spyOn(app.logger, 'error');
+    const summary = await call(app, 'GET', '/api/machine/summary', { queryToken: account.token });
     expect(summary.status).toBe(500);
     expect(summary.json).toEqual({ error: 'internal server error' });
+    // The details go to the server's log, with the ?token= value redacted (decisions.md).
+    expect(logged).toHaveBeenCalledTimes(1);
+    const [message, error] = logged.mock.calls[0]!;
+    expect(message).toBe('GET /api/machine/summary?token=REDACTED failed');
+    expect(error).toBeInstanceOf(Error);
+    expect(`${message} ${String(error)} ${(error as Error).stack}`).not.toContain(account.token);
     const ready = await call(app, 'GET', '/readyz');
     expect(ready.status).toBe(503);
     expect(Object.keys(ready.json)).toEqual(['error']);

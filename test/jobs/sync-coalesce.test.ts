@@ -7,6 +7,7 @@ import { tmdbRoute } from '../catalog/support/tmdb-fixture.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
+import { jobRowsFor } from '../support/jobs.ts';
 
 /**
  * A sync asked for while one is running for the same account is not queued again: the running
@@ -21,8 +22,7 @@ const tmdb = await startCatalogServer(async (request) => {
 });
 const { app } = await useTestApp({ TMDB_API_KEY: 'k', AIRDATE_TMDB_URL: tmdb.url, AIRDATE_JOB_POLL_MS: '100' });
 
-const syncRows = async (accountId: number) =>
-  (await db().agendaJob.findMany({ where: { name: jobNames.accountSync } })).filter((row) => (JSON.parse(row.attrs) as { data: { accountId: number } }).data.accountId === accountId);
+const syncRows = (accountId: number) => jobRowsFor(jobNames.accountSync, accountId);
 
 async function waitUntil(condition: () => boolean | Promise<boolean>, what: string) {
   const deadline = Date.now() + 15_000;
