@@ -127,6 +127,9 @@ export async function createApp(config: Config): Promise<App> {
       } catch (error) {
         if (error instanceof HttpError) {
           response = errorResponse(error.status, error.message, error.headers);
+        } else if (error instanceof AppError) {
+          // An expected failure a route's own code ran into (a service's validation): its status.
+          response = errorResponse(error.status, error.message);
         } else {
           logger.error(`${request.method} ${redactedPath(url)} failed`, error);
           response = errorResponse(500, 'internal server error');

@@ -1,7 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 // The server adapter's Response class, as in responses.ts: its bytes go to the socket directly.
 import { Response } from '@whatwg-node/fetch';
-import { AppError } from '../errors.ts';
 import { HttpError } from '../http/responses.ts';
 import type { Logger } from '../log.ts';
 import { createAccountCache } from '../services/account-cache.ts';
@@ -112,12 +111,7 @@ function dayCount(search: URLSearchParams, name: 'past' | 'future'): number {
   if (text === null) return calendarDays(name, undefined);
   // Digits only: Number() would accept ' 7', '1e3', '0x10' and '7.0'.
   if (!/^\d{1,9}$/.test(text)) throw new HttpError(400, `${name} must be a whole number of days from 0 to ${calendarMaxDays}`);
-  try {
-    return calendarDays(name, Number(text));
-  } catch (error) {
-    if (error instanceof AppError) throw new HttpError(error.status, error.message);
-    throw error;
-  }
+  return calendarDays(name, Number(text));
 }
 
 /** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/"x"` matches `"x"`; `*` matches any. */
