@@ -167,9 +167,10 @@ export async function recordReleaseNotifications(props: { accountId: number; now
 /**
  * Accounts that may have something to notify at `now`: an active webhook and a followed,
  * non-archived item released within the catch-up window in some time zone (UTC dates widened by a
- * day each way cover every zone) that it has not been notified about. The per-account check then
- * decides exactly, in its own zone. Accounts whose releases are all notified are left out, so
- * the 30-minute check does not queue the same accounts again and again.
+ * day each way cover every zone) that it has not watched and not been notified about. The
+ * per-account check then decides exactly, in its own zone. Accounts whose releases are all
+ * notified or watched are left out, so the 30-minute check does not queue the same accounts again
+ * and again.
  */
 export async function findAccountsToCheck(now: Date): Promise<number[]> {
   const utcToday = localDate('UTC', now);
@@ -181,11 +182,14 @@ export async function findAccountsToCheck(now: Date): Promise<number[]> {
     WHERE l."followed" = true AND l."archived" = false
       AND a."webhookUrl" IS NOT NULL AND a."webhookDisabledAt" IS NULL
       AND (EXISTS (SELECT 1 FROM "Episode" e WHERE e."showId" = l."showId" AND e."airDate" >= ${from} AND e."airDate" <= ${to}
-            AND NOT EXISTS (SELECT 1 FROM "Notification" n WHERE n."accountId" = l."accountId" AND n."itemKey" = 'episode:' || e."id"))
+            AND NOT EXISTS (SELECT 1 FROM "Notification" n WHERE n."accountId" = l."accountId" AND n."itemKey" = 'episode:' || e."id")
+            AND NOT EXISTS (SELECT 1 FROM "WatchState" w WHERE w."accountId" = l."accountId" AND w."episodeId" = e."id" AND w."watched" = true))
         OR EXISTS (SELECT 1 FROM "Movie" m WHERE m."id" = l."movieId" AND m."releaseDate" >= ${from} AND m."releaseDate" <= ${to}
-            AND NOT EXISTS (SELECT 1 FROM "Notification" n WHERE n."accountId" = l."accountId" AND n."itemKey" = 'movie:' || m."id"))
+            AND NOT EXISTS (SELECT 1 FROM "Notification" n WHERE n."accountId" = l."accountId" AND n."itemKey" = 'movie:' || m."id")
+            AND NOT EXISTS (SELECT 1 FROM "WatchState" w WHERE w."accountId" = l."accountId" AND w."movieId" = m."id" AND w."watched" = true))
         OR EXISTS (SELECT 1 FROM "Game" g WHERE g."id" = l."gameId" AND g."releaseDate" >= ${from} AND g."releaseDate" <= ${to}
-            AND NOT EXISTS (SELECT 1 FROM "Notification" n WHERE n."accountId" = l."accountId" AND n."itemKey" = 'game:' || g."id")))
+            AND NOT EXISTS (SELECT 1 FROM "Notification" n WHERE n."accountId" = l."accountId" AND n."itemKey" = 'game:' || g."id")
+            AND NOT EXISTS (SELECT 1 FROM "WatchState" w WHERE w."accountId" = l."accountId" AND w."gameId" = g."id" AND w."watched" = true)))
     ORDER BY l."accountId"`;
   return rows.map((row) => Number(row.accountId));
 }

@@ -172,6 +172,25 @@ describe('findAccountsToCheck', () => {
     expect(await findAccountsToCheck(now)).not.toContain(withRelease.id);
   });
 
+  it('leaves out an account whose only release near today is watched (never notified), for each kind', async () => {
+    const show = await makeShow({ episodes: [{ number: 1, airDate: '2026-06-15' }] });
+    const movie = await makeMovie({ releaseDate: '2026-06-15' });
+    const game = await makeGame({ releaseDate: '2026-06-15' });
+    const items = [
+      { follow: ['show', show.id], watch: ['episode', show.episodes[0]!.id] },
+      { follow: ['movie', movie.id], watch: ['movie', movie.id] },
+      { follow: ['game', game.id], watch: ['game', game.id] },
+    ] as const;
+    for (const item of items) {
+      const user = await account();
+      await follow(user.id, item.follow[0], item.follow[1]);
+      expect(await findAccountsToCheck(now)).toContain(user.id);
+      await setWatched({ accountId: user.id, kind: item.watch[0], id: item.watch[1], watched: true });
+      expect(await findNewReleases({ accountId: user.id, now })).toEqual([]);
+      expect(await findAccountsToCheck(now)).not.toContain(user.id);
+    }
+  });
+
   it('covers every time zone: a release on UTC-tomorrow at UTC+14, one three local days back at UTC-11', async () => {
     const early = new Date('2026-06-15T05:00:00.000Z'); // 2026-06-15 19:00 in Kiritimati, 2026-06-14 18:00 in Pago Pago
     const kiritimati = await account({ timezone: 'Pacific/Kiritimati' });
