@@ -32,7 +32,7 @@ const token = await showToken({ accountId: account.id });
 const target = await createAccount({ name: 'bench-restore', timezone: 'UTC' });
 const targetToken = await showToken({ accountId: target.id });
 const started = performance.now();
-const entries = await seedHistoryLibrary(loadConfig(env).database, account.id, 1_000_000, defaultHistorySize);
+const entries = await seedHistoryLibrary(account.id, 1_000_000, defaultHistorySize);
 const { shows, episodesPerShow, movies, games } = defaultHistorySize;
 console.log(`seeded ${shows} shows × ${episodesPerShow} episodes, ${movies} movies, ${games} games, ${entries} history entries in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 await seeding.close();

@@ -1,15 +1,12 @@
-import Database from 'better-sqlite3';
-import pg from 'pg';
-import type { Config } from '../src/config.ts';
 import { db, fastReader } from '../src/db/client.ts';
-import { postgresConnection } from '../src/db/postgres.ts';
+import { insertRows } from '../src/services/bulk-sql.ts';
 
 /**
  * A library with a long watch history, for the export benchmark and the large round-trip test.
  * With the defaults: 1 000 shows of 60 episodes (52 touched each), 4 000 movies, 1 000 games and
  * exactly 100 000 history entries, with watched states matching each item's last entry. Catalog
- * rows go in with Prisma (a few thousand), episodes, states and history through the driver
- * (`insertRows`): createMany takes most of a minute for those.
+ * rows go in with Prisma (a few thousand), episodes, states and history through the import's
+ * bulk INSERT (`insertAll`): createMany takes most of a minute for those.
  */
 export interface HistoryLibrarySize {
   shows: number;
@@ -30,11 +27,11 @@ type Kind = 'episode' | 'movie' | 'game';
 const itemColumns = (kind: Kind, id: number) => [kind === 'episode' ? id : null, kind === 'movie' ? id : null, kind === 'game' ? id : null];
 
 /**
- * Seeds the library into `accountId` on the open database described by `database`. External ids
+ * Seeds the library into `accountId` on the open database. External ids
  * start at `firstExternalId` and use 2 × (shows + movies + games) values from there. Returns the
  * number of history entries written.
  */
-export async function seedHistoryLibrary(database: Config['database'], accountId: number, firstExternalId: number, size: HistoryLibrarySize = defaultHistorySize): Promise<number> {
+export async function seedHistoryLibrary(accountId: number, firstExternalId: number, size: HistoryLibrarySize = defaultHistorySize): Promise<number> {
   const client = db();
   const now = new Date();
   const start = Date.UTC(2020, 0, 1);
@@ -68,7 +65,7 @@ export async function seedHistoryLibrary(database: Config['database'], accountId
       `2021-${String(1 + (position % 12)).padStart(2, '0')}-${String(1 + (position % 28)).padStart(2, '0')}`, now, now,
     ]),
   );
-  await insertRows(database, 'Episode', ['showId', 'season', 'number', 'title', 'airDate', 'createdAt', 'updatedAt'], episodeRows);
+  await insertAll('Episode', ['showId', 'season', 'number', 'title', 'airDate', 'createdAt', 'updatedAt'], episodeRows);
   const stored = await fastReader().rows(
     `SELECT e."id", e."season", e."number" FROM "Episode" e JOIN "Show" s ON s."id" = e."showId"
      WHERE s."tmdbId" >= ? AND s."tmdbId" < ? ORDER BY s."tmdbId", e."season", e."number"`,
@@ -94,59 +91,16 @@ export async function seedHistoryLibrary(database: Config['database'], accountId
       data: created.map((row, index) => ({ accountId, kind, ...(kind === 'movie' ? { movieId: row.id } : { gameId: row.id }), followed: index % 7 !== 0, followExplicit: true })),
     });
   }
-  await insertRows(database, 'WatchState', ['accountId', 'kind', 'episodeId', 'movieId', 'gameId', 'watched', 'changedAt'], states);
-  await insertRows(database, 'WatchEvent', ['accountId', 'kind', 'episodeId', 'movieId', 'gameId', 'watched', 'at', 'source'], events);
+  await insertAll('WatchState', ['accountId', 'kind', 'episodeId', 'movieId', 'gameId', 'watched', 'changedAt'], states);
+  await insertAll('WatchEvent', ['accountId', 'kind', 'episodeId', 'movieId', 'gameId', 'watched', 'at', 'source'], events);
   return events.length;
 }
 
 /**
- * Bulk rows for benchmark and test libraries, straight through the driver in one transaction.
- * Prisma's createMany costs ~100 µs a row here (60 000 episodes: 10 s), which made seeding a
- * 100 000-entry history take most of a minute; these take about a second. Dates are written as
- * Prisma writes them (SQLite: ISO text with +00:00; PostgreSQL: UTC in a zone-less timestamp),
- * so the application reads the rows exactly as if Prisma had stored them.
+ * Inserts `rows` with the import's bulk INSERT (bulk-sql.ts: one JSON parameter per statement, dates
+ * as Prisma writes them), in one transaction: Prisma's createMany costs ~100 µs a row (60 000
+ * episodes: 10 s).
  */
-
-type Value = string | number | boolean | Date | null;
-
-const rowsPerStatement = 1_000;
-
-function sqliteValue(value: Value): string | number | null {
-  if (value instanceof Date) return value.toISOString().replace('Z', '+00:00');
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value;
-}
-
-/** Inserts `rows` (values in `columns` order) into `table`; nothing is returned. */
-export async function insertRows(database: Config['database'], table: string, columns: string[], rows: Value[][]): Promise<void> {
-  if (rows.length === 0) return;
-  const names = columns.map((column) => `"${column}"`).join(', ');
-  if (database.kind === 'sqlite') {
-    const connection = new Database(database.file);
-    try {
-      connection.pragma('busy_timeout = 10000');
-      const statement = connection.prepare(`INSERT INTO "${table}" (${names}) VALUES (${columns.map(() => '?').join(', ')})`);
-      connection.transaction(() => {
-        for (const row of rows) statement.run(...row.map(sqliteValue));
-      })();
-    } finally {
-      connection.close();
-    }
-    return;
-  }
-  const client = new pg.Client(postgresConnection(database.url));
-  await client.connect();
-  try {
-    await client.query('BEGIN');
-    for (let start = 0; start < rows.length; start += rowsPerStatement) {
-      const part = rows.slice(start, start + rowsPerStatement);
-      const tuples = part.map((_, index) => `(${columns.map((__, column) => `$${index * columns.length + column + 1}`).join(', ')})`);
-      // Untyped parameters take the column's type; an ISO text's Z is ignored by a zone-less timestamp.
-      const values = part.flat().map((value) => (value instanceof Date ? value.toISOString() : value));
-      await client.query(`INSERT INTO "${table}" (${names}) VALUES ${tuples.join(', ')}`, values);
-    }
-    await client.query('COMMIT');
-  } finally {
-    await client.end();
-  }
+function insertAll(table: string, columns: string[], rows: unknown[][]): Promise<number> {
+  return db().$transaction((tx) => insertRows(tx, table, columns, rows), { timeout: 120_000 });
 }

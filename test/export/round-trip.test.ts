@@ -7,7 +7,7 @@ import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { externalIdRange, makeExportLibrary } from './library-fixture.ts';
 
-const { app, config } = await useTestApp();
+const { app } = await useTestApp();
 
 /** The download's bytes, as a user saves them. */
 async function download(token: string): Promise<Uint8Array> {
@@ -93,7 +93,7 @@ describe('export → import round trip', () => {
   it('round-trips a generated library of 100 000 history entries', async () => {
     const account = await makeAccount();
     const size = defaultHistorySize;
-    const seeded = await seedHistoryLibrary(config.database, account.id, externalIdRange(2 * (size.shows + size.movies + size.games)), size);
+    const seeded = await seedHistoryLibrary(account.id, externalIdRange(2 * (size.shows + size.movies + size.games)), size);
     expect(seeded).toBe(100_000);
     const { file, again, first, second, before, after } = await roundTrip(account.token);
     const document = comparable(file);
