@@ -2,16 +2,15 @@ import { db } from '../db/client.ts';
 import { addDays, episodeCode, localDate } from '../feeds/dates.ts';
 import type { LocalDate } from '../feeds/types.ts';
 import { newWebhookId } from '../webhooks/sign.ts';
+import type { WatchKind } from './library.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
 
 /** Releases missed while no check ran (server down) are still notified this many days later. */
 export const catchUpDays = 3;
 
-export type ReleaseKind = 'episode' | 'movie' | 'game';
-
 /** The JSON body of a release notification (machine API §6 plus decisions.md's extra fields). */
 export interface ReleasePayload {
-  type: ReleaseKind;
+  type: WatchKind;
   title: string;
   subtitle: string;
   poster: string | null;
@@ -23,13 +22,13 @@ export interface ReleasePayload {
 
 export interface ReleasedItem {
   itemKey: string;
-  kind: ReleaseKind;
+  kind: WatchKind;
   releaseDate: LocalDate;
   payload: ReleasePayload;
 }
 
 /** `episode:12`, the stable key of an item (the notification tag receivers may group by). */
-export const itemKeyOf = (kind: ReleaseKind, id: number): string => `${kind}:${id}`;
+export const itemKeyOf = (kind: WatchKind, id: number): string => `${kind}:${id}`;
 
 /**
  * The followed, non-archived, unwatched items of an account that released (in the account's time
@@ -102,7 +101,7 @@ export async function findNewReleases(props: { accountId: number; now: Date }): 
 }
 
 function release(
-  kind: ReleaseKind,
+  kind: WatchKind,
   id: number,
   releaseDate: LocalDate,
   fields: Pick<ReleasePayload, 'title' | 'subtitle' | 'poster'> & { show_id?: number },
@@ -114,7 +113,7 @@ function release(
 }
 
 async function withoutWatchedOrNotified(accountId: number, candidates: ReleasedItem[]): Promise<ReleasedItem[]> {
-  const idsOf = (kind: ReleaseKind) => candidates.filter((item) => item.kind === kind).map((item) => item.payload.id);
+  const idsOf = (kind: WatchKind) => candidates.filter((item) => item.kind === kind).map((item) => item.payload.id);
   const [watched, notified] = await Promise.all([
     db().watchState.findMany({
       where: {
@@ -130,7 +129,7 @@ async function withoutWatchedOrNotified(accountId: number, candidates: ReleasedI
     }),
   ]);
   const skip = new Set(notified.map((row) => row.itemKey));
-  for (const row of watched) skip.add(itemKeyOf(row.kind as ReleaseKind, (row.episodeId ?? row.movieId ?? row.gameId)!));
+  for (const row of watched) skip.add(itemKeyOf(row.kind as WatchKind, (row.episodeId ?? row.movieId ?? row.gameId)!));
   return candidates.filter((item) => !skip.has(item.itemKey));
 }
 
