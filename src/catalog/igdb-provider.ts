@@ -56,7 +56,8 @@ export function createIgdbProvider(options: IgdbOptions): CatalogProvider {
     url.searchParams.set('grant_type', 'client_credentials');
     const answer = await http.json({ method: 'POST', url });
     const issued = isObject(answer) ? text(answer.access_token) : null;
-    const lifetime = isObject(answer) && typeof answer.expires_in === 'number' ? answer.expires_in : 0;
+    // Twitch always says how long (about 60 days); without it, an hour rather than a new token per request.
+    const lifetime = isObject(answer) && typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : 3600;
     if (issued === null) throw new CatalogHttpError(`igdb POST ${url.pathname}: the answer has no access_token`, 'igdb', undefined);
     return { token: issued, lifetimeMs: lifetime * 1000 };
   }, options.http?.clock ?? systemClock);

@@ -11,7 +11,7 @@ const bare: IgdbGame = { id: 287348, name: 'Bare "Game"' };
 const many: IgdbGame[] = Array.from({ length: 1001 }, (_, index) => ({ id: 100_000 + index, name: `Bulk ${index}` }));
 
 /** A provider against its own fixture server, so token counts are per test. */
-async function setup(expiresIn?: number) {
+async function setup(expiresIn?: number | null) {
   const fixture = igdbFixture({ games: [quest, bare, ...many] }, clientId, clientSecret, expiresIn);
   const server = await startCatalogServer(fixture.route);
   const clock = fakeClock();
@@ -48,6 +48,16 @@ describe('IGDB provider', () => {
     expect(fixture.tokensIssued()).toBe(1);
     expect(server.seen('/oauth2/token')[0]!.query.get('grant_type')).toBe('client_credentials');
     await clock.sleep(3600_000 - 60_000); // the minute of margin before expiry
+    await provider.lookup('game', 'igdb', 990002);
+    expect(fixture.tokensIssued()).toBe(2);
+  });
+
+  it('keeps a token whose answer leaves out expires_in for an hour, instead of fetching one per request', async () => {
+    const { provider, fixture, clock } = await setup(null);
+    await provider.lookup('game', 'igdb', 990002);
+    await provider.search('quest');
+    expect(fixture.tokensIssued()).toBe(1);
+    await clock.sleep(3600_000);
     await provider.lookup('game', 'igdb', 990002);
     expect(fixture.tokensIssued()).toBe(2);
   });

@@ -10,10 +10,10 @@ export interface IgdbGame {
 
 /**
  * Answers like Twitch's token endpoint (POST /oauth2/token) and IGDB v4 (POST /games with an
- * Apicalypse body, import-formats.md 5c) from `data`. Tokens live `expiresIn` seconds;
+ * Apicalypse body, import-formats.md 5c) from `data`. Tokens live `expiresIn` seconds (null: the answer leaves expires_in out);
  * `revokeTokens` makes the issued ones answer 401.
  */
-export function igdbFixture(data: { games: IgdbGame[] }, clientId: string, clientSecret: string, expiresIn = 5_011_271) {
+export function igdbFixture(data: { games: IgdbGame[] }, clientId: string, clientSecret: string, expiresIn: number | null = 5_011_271) {
   const valid = new Set<string>();
   let issued = 0;
   const route = (request: SeenRequest): Answer => {
@@ -24,7 +24,7 @@ export function igdbFixture(data: { games: IgdbGame[] }, clientId: string, clien
       }
       const token = `igdb-token-${(issued += 1)}`;
       valid.add(token);
-      return { json: { access_token: token, expires_in: expiresIn, token_type: 'bearer' } };
+      return { json: { access_token: token, ...(expiresIn === null ? {} : { expires_in: expiresIn }), token_type: 'bearer' } };
     }
     const token = (request.headers.authorization ?? '').replace(/^Bearer /, '');
     if (request.headers['client-id'] !== clientId || !valid.has(token)) return { status: 401, json: { message: 'Authorization Failure' } };
