@@ -43,6 +43,11 @@ const environmentSchema = z.object({
   AIRDATE_MAX_JSON_KB: z.coerce.number().int().min(1).max(1024 * 1024).default(256),
   AIRDATE_MAX_UPLOAD_MB: z.coerce.number().int().min(1).max(10 * 1024).default(50),
   AIRDATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(600),
+  AIRDATE_GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(10),
+  AIRDATE_GRAPHQL_MAX_COST: z.coerce.number().int().min(1).max(10_000_000).default(20_000),
+  AIRDATE_GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1_000).default(15),
+  AIRDATE_GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).max(1_000).default(20),
+  AIRDATE_GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(2_000),
   AIRDATE_LOG_LEVEL: z.enum(logLevels).default('info'),
   TMDB_API_KEY: optionalText,
   TVDB_API_KEY: optionalText,
@@ -72,8 +77,16 @@ export interface Config {
   /** 32-byte key for AES-256-GCM; undefined means "use or create the key file in dataDir". */
   secretKey: Buffer | undefined;
   catalogFile: string | undefined;
-  /** `requestsPerMinute`: per account on this server instance; 0 turns the limit off. */
-  limits: { maxJsonBytes: number; maxUploadBytes: number; requestsPerMinute: number };
+  /**
+   * Configurable bounds (the fixed ones are in src/limits.ts). `requestsPerMinute`: per account;
+   * 0 turns the limit off. `graphql`: what one GraphQL document may ask for (refused up front).
+   */
+  limits: {
+    maxJsonBytes: number;
+    maxUploadBytes: number;
+    requestsPerMinute: number;
+    graphql: { maxDepth: number; maxCost: number; maxAliases: number; maxDirectives: number; maxTokens: number };
+  };
   logLevel: LogLevel;
   /** External catalogs; a catalog is present only when its keys are set. Base URLs have no trailing slash. */
   catalogs: {
@@ -120,6 +133,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxJsonBytes: values.AIRDATE_MAX_JSON_KB * 1024,
       maxUploadBytes: values.AIRDATE_MAX_UPLOAD_MB * 1024 * 1024,
       requestsPerMinute: values.AIRDATE_RATE_LIMIT_PER_MINUTE,
+      graphql: {
+        maxDepth: values.AIRDATE_GRAPHQL_MAX_DEPTH,
+        maxCost: values.AIRDATE_GRAPHQL_MAX_COST,
+        maxAliases: values.AIRDATE_GRAPHQL_MAX_ALIASES,
+        maxDirectives: values.AIRDATE_GRAPHQL_MAX_DIRECTIVES,
+        maxTokens: values.AIRDATE_GRAPHQL_MAX_TOKENS,
+      },
     },
     logLevel: values.AIRDATE_LOG_LEVEL,
     catalogs: {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { maxIntColumn } from '../db/limits.ts';
+import { maxIntColumn } from '../limits.ts';
 import { isValidLocalDate } from '../feeds/dates.ts';
 import type { CatalogSource } from './provider.ts';
 

@@ -1,6 +1,3 @@
-/** The largest value the database's INTEGER id columns hold (32-bit on PostgreSQL): ids and external ids past it are refused as input. */
-export const maxIntColumn = 2_147_483_647;
-
 /** Values per `IN (…)` list and per `updateMany` through Prisma: inside the 999 parameters its SQLite adapter allows. */
 export const prismaListValues = 500;
 

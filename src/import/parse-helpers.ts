@@ -1,5 +1,5 @@
 import { parse as parseCsv } from 'csv-parse/sync';
-import { maxIntColumn } from '../db/limits.ts';
+import { maxIntColumn } from '../limits.ts';
 import { ImportFileError } from './import-document.ts';
 
 /**

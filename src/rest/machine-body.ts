@@ -1,5 +1,5 @@
 import { HttpError } from '../http/responses.ts';
-import { maxIntColumn } from '../db/limits.ts';
+import { maxIntColumn } from '../limits.ts';
 
 type Body = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { db } from '../db/client.ts';
-import { maxIntColumn } from '../db/limits.ts';
+import { maxIntColumn } from '../limits.ts';
 import { retryOnUniqueViolation } from './prisma-errors.ts';
 import { InputError, NotFoundError } from '../errors.ts';
 import type { Prisma } from '../generated/prisma/client.ts';

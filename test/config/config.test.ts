@@ -19,7 +19,12 @@ describe('release engine settings', () => {
     expect(config.webhooks).toEqual({ policy: parseTargetPolicy('external,private'), timeoutMs: 15_000 });
     expect(config.catalogs).toEqual({ tmdb: undefined, tvdb: undefined, igdb: undefined });
     // The documented defaults (decisions.md, README): 256 KB of JSON, 50 MB uploads, 600 requests a minute.
-    expect(config.limits).toEqual({ maxJsonBytes: 256 * 1024, maxUploadBytes: 50 * 1024 * 1024, requestsPerMinute: 600 });
+    expect(config.limits).toEqual({
+      maxJsonBytes: 256 * 1024,
+      maxUploadBytes: 50 * 1024 * 1024,
+      requestsPerMinute: 600,
+      graphql: { maxDepth: 10, maxCost: 20_000, maxAliases: 15, maxDirectives: 20, maxTokens: 2_000 },
+    });
   });
 
   it('turns a catalog on only when all its keys are set, with base URLs trimmed of trailing slashes', () => {
