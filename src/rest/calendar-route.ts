@@ -59,7 +59,7 @@ export function createCalendarHandler(props: CalendarRouteProps): MachineHandler
       const data = await runOperation(operation, context, logger, variables);
       const { name, events } = data.calendar as { name: string; events: (Omit<IcsEvent, 'kind'> & { kind: string })[] };
       // GraphQL answers enum names (EPISODE); the renderer takes the item kinds.
-      calendar = renderIcs({ name, events: events.map((event) => ({ ...event, kind: event.kind.toLowerCase() as IcsEvent['kind'] })) });
+      calendar = await renderIcs({ name, events: events.map((event) => ({ ...event, kind: event.kind.toLowerCase() as IcsEvent['kind'] })) });
       rendered.set(account.id, key, calendar);
     }
     if (matchesEtag(request.headers.get('if-none-match'), calendar.etag)) {

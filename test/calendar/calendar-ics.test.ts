@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { icsText, renderIcs, type IcsEvent } from '../../src/rest/calendar-ics.ts';
+import { foldLines } from 'ical-generator';
+import { foldIcsLines, icsDocument, icsText, renderIcs, type IcsEvent } from '../../src/rest/calendar-ics.ts';
 import { expectWellFormedLines, parseBoth, parseWithIcalJs, parseWithNodeIcal } from './parse-ics.ts';
 
 const event = (overrides: Partial<IcsEvent> = {}): IcsEvent => ({
@@ -15,6 +16,7 @@ const event = (overrides: Partial<IcsEvent> = {}): IcsEvent => ({
 
 const render = (events: IcsEvent[], name = 'Airdate — alice') => renderIcs({ name, events });
 
+
 /**
  * node-ical unescapes with one replacement after another, so it reads an escaped backslash
  * followed by `n` (`\\n`, a literal backslash and the letter n) as a backslash and a line break,
@@ -26,8 +28,8 @@ const render = (events: IcsEvent[], name = 'Airdate — alice') => renderIcs({ n
 const nodeIcalReadsExactly = (text: string) => !/\\[nN]/.test(text) && !/^".*"$/s.test(text) && !/[\u2028\u2029]/.test(text);
 
 describe('renderIcs', () => {
-  it('writes all-day events with an exclusive end, the stamp and the pinned calendar properties', () => {
-    const text = render([event(), event({ uid: 'b@airdate', date: '2026-12-31', kind: 'movie', summary: 'Northbound Static' })]).body.toString('utf8');
+  it('writes all-day events with an exclusive end, the stamp and the pinned calendar properties', async () => {
+    const text = (await render([event(), event({ uid: 'b@airdate', date: '2026-12-31', kind: 'movie', summary: 'Northbound Static' })])).body.toString('utf8');
     const lines = text.split('\r\n');
     expect(lines.slice(0, 9)).toEqual([
       'BEGIN:VCALENDAR',
@@ -57,17 +59,17 @@ describe('renderIcs', () => {
     ]);
   });
 
-  it('renders the same calendar to the same bytes and ETag, and a change to another ETag', () => {
-    const first = render([event()]);
-    expect(render([event()])).toEqual(first);
+  it('renders the same calendar to the same bytes and ETag, and a change to another ETag', async () => {
+    const first = (await render([event()]));
+    expect((await render([event()]))).toEqual(first);
     expect(first.etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
-    expect(render([event({ summary: 'Alpha Hour S01E02 · Pilot (recut)' })]).etag).not.toBe(first.etag);
-    expect(render([event({ updatedAt: '2026-11-20T10:11:13.000Z' })]).etag).not.toBe(first.etag);
+    expect((await render([event({ summary: 'Alpha Hour S01E02 · Pilot (recut)' })])).etag).not.toBe(first.etag);
+    expect((await render([event({ updatedAt: '2026-11-20T10:11:13.000Z' })])).etag).not.toBe(first.etag);
   });
 
-  it('escapes commas, semicolons, backslashes and line breaks, and the calendar name too', () => {
+  it('escapes commas, semicolons, backslashes and line breaks, and the calendar name too', async () => {
     const summary = 'Law, Order; and \\ Co\nPart 2';
-    const text = render([event({ summary })], 'Airdate — a,b;c').body.toString('utf8');
+    const text = (await render([event({ summary })], 'Airdate — a,b;c')).body.toString('utf8');
     expect(text).toContain('SUMMARY:Law\\, Order\\; and \\\\ Co\\nPart 2\r\n');
     expect(text).toContain('X-WR-CALNAME:Airdate — a\\,b\\;c\r\n');
     expect(parseWithIcalJs(text).events[0]!.summary).toBe(summary);
@@ -77,11 +79,11 @@ describe('renderIcs', () => {
     expect(parseWithNodeIcal(text).name).toBe('Airdate — a,b;c');
   });
 
-  it('folds long lines at 75 octets without splitting a UTF-8 sequence', () => {
+  it('folds long lines at 75 octets without splitting a UTF-8 sequence', async () => {
     // 3-byte CJK and 4-byte emoji at every offset, so some character straddles each fold point.
     for (let offset = 0; offset < 4; offset += 1) {
       const summary = `${'x'.repeat(offset)}${'日本語のタイトル😀'.repeat(12)}`;
-      const { body } = render([event({ summary, description: 'é'.repeat(200) })]);
+      const { body } = (await render([event({ summary, description: 'é'.repeat(200) })]));
       expectWellFormedLines(body);
       const text = body.toString('utf8');
       expect(text).toContain('\r\n ');
@@ -89,22 +91,22 @@ describe('renderIcs', () => {
     }
   });
 
-  it('drops control characters and turns CR LF and lone CR into line breaks', () => {
+  it('drops control characters and turns CR LF and lone CR into line breaks', async () => {
     expect(icsText('a\u0000b\u0007c\u001Fd\u007Fe\tf')).toBe('abcde\tf');
     expect(icsText('one\r\ntwo\rthree\nfour')).toBe('one\ntwo\nthree\nfour');
     expect(icsText('lone \uD83D surrogate')).toBe('lone \uFFFD surrogate');
     const summary = 'bell\u0007 and\r\nbreak';
-    const { body } = render([event({ summary })]);
+    const { body } = (await render([event({ summary })]));
     expectWellFormedLines(body);
     expect(parseBoth(body.toString('utf8')).events[0]!.summary).toBe('bell and\nbreak');
   });
 
-  it('round-trips any title through both parsers exactly (property)', () => {
+  it('round-trips any title through both parsers exactly (property)', async () => {
     const special = fc.constantFrom(',', ';', '\\', '\n', ':', '"', ' ', 'n', 'N', '😀', '👩‍👩‍👧', '日本語', '한국어', 'é', 'e\u0301', '—');
     const title = fc.string({ unit: fc.oneof(special, fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 60 });
-    fc.assert(
-      fc.property(title, title, (summary, description) => {
-        const { body } = render([event({ summary, description })]);
+    await fc.assert(
+      fc.asyncProperty(title, title, async (summary, description) => {
+        const { body } = (await render([event({ summary, description })]));
         expectWellFormedLines(body);
         const text = body.toString('utf8');
         const [read] = parseWithIcalJs(text).events;
@@ -117,12 +119,51 @@ describe('renderIcs', () => {
     );
   });
 
-  it('node-ical misreads only what the exception above names (so the exception cannot hide our bugs)', () => {
-    const text = render([event({ summary: 'C:\\new', description: '"quoted"' })]).body.toString('utf8');
+  it('writes exactly the bytes ical-generator writes for the same document, over many slices and any text (property)', async () => {
+    // Lone surrogates too (the summary path replaces them; the fold must count what is left the same way).
+    const unit = fc.oneof(
+      fc.constantFrom('a', ' ', ',', '\\', '\n', 'é', '—', '日', '😀', '\uD83D', '\uDE00', 'e\u0301'),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+    );
+    const text = fc.string({ unit, maxLength: 160, size: 'max' });
+    const events = fc.array(fc.record({ summary: text, description: text }), { minLength: 0, maxLength: 600, size: 'max' });
+    await fc.assert(
+      fc.asyncProperty(events, text, async (texts, name) => {
+        const calendar = { name, events: texts.map((texts, index) => event({ uid: `${index}@airdate`, ...texts })) };
+        const ours = (await renderIcs(calendar)).body;
+        expect(ours.toString('utf8')).toBe(`${icsDocument(calendar).toString()}\r\n`);
+      }),
+      { numRuns: 12 },
+    );
+  });
+
+  it('folds any text, unpaired surrogates included, exactly as ical-generator folds it (property)', () => {
+    const unit = fc.oneof(fc.constantFrom('a', 'é', '—', '日', '😀', '\uD83D', '\uDE00', '\r\n'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 400, size: 'max' }), (text) => {
+        expect(foldIcsLines(text)).toBe(foldLines(text));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('lets other work run while it renders a big calendar', async () => {
+    const events = Array.from({ length: 2_000 }, (_, index) => event({ uid: `${index}@airdate`, summary: `Show ${index} S01E01 · ${'日本語'.repeat(30)}` }));
+    let turns = 0;
+    const ticker = setInterval(() => (turns += 1), 0);
+    const rendered = await renderIcs({ name: 'Airdate — alice', events });
+    clearInterval(ticker);
+    expect(parseWithIcalJs(rendered.body.toString('utf8')).events).toHaveLength(2_000);
+    // Timers fire between slices: a synchronous render would give none.
+    expect(turns).toBeGreaterThan(2);
+  });
+
+  it('node-ical misreads only what the exception above names (so the exception cannot hide our bugs)', async () => {
+    const text = (await render([event({ summary: 'C:\\new', description: '"quoted"' })])).body.toString('utf8');
     expect(parseWithIcalJs(text).events[0]).toMatchObject({ summary: 'C:\\new', description: '"quoted"' });
     expect(text).toContain('SUMMARY:C:\\\\new\r\n');
     expect(parseWithNodeIcal(text).events[0]).toMatchObject({ summary: 'C:\\\new', description: 'quoted' });
-    const separator = render([event({ summary: 'a\u2028b' })]).body.toString('utf8');
+    const separator = (await render([event({ summary: 'a\u2028b' })])).body.toString('utf8');
     expect(parseWithIcalJs(separator).events[0]!.summary).toBe('a\u2028b');
     expect(parseWithNodeIcal(separator).events[0]!.summary).not.toBe('a\u2028b');
   });
