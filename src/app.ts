@@ -1,5 +1,3 @@
-import { GraphQLError } from 'graphql';
-import { createYoga } from 'graphql-yoga';
 import { AppError } from './errors.ts';
 import type { Config } from './config.ts';
 import { closeDatabase, db, openDatabase } from './db/client.ts';
@@ -9,11 +7,10 @@ import { errorResponse, HttpError, json } from './http/responses.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createMachineHandlers, type MachineHandler } from './rest/machine-routes.ts';
 import { createImportHandler } from './rest/import-route.ts';
-import { cappedRequest, isMultipart } from './http/read-upload.ts';
+import { createGraphQLEndpoint } from './http/graphql-endpoint.ts';
 import { availableImportSources } from './import/import-sources.ts';
 import { createCalendarHandler } from './rest/calendar-route.ts';
 import { createExportHandler } from './rest/export-route.ts';
-import type { GraphQLContext } from './schema/context.ts';
 import { schema } from './schema/index.ts';
 import { createCatalogProviders } from './catalog/providers.ts';
 import { createCatalogService } from './services/catalog.ts';
@@ -48,23 +45,7 @@ export async function createApp(config: Config): Promise<App> {
   const jobs = await createScheduler(config, { catalog, logger });
   const services = { catalog, jobs };
 
-  const yoga = createYoga<{ account: GraphQLContext['account'] }>({
-    schema,
-    graphqlEndpoint: '/graphql',
-    landingPage: false,
-    maskedErrors: {
-      // Expected failures thrown outside the errors plugin's unions keep their message and code.
-      maskError: (error, message) => {
-        const cause = error instanceof GraphQLError ? error.originalError : error;
-        if (cause instanceof AppError) return new GraphQLError(cause.message, { extensions: { code: cause.code } });
-        logger.error('GraphQL operation failed', cause ?? error);
-        return new GraphQLError(message);
-      },
-    },
-    logging: logger,
-    graphiql: { title: 'Airdate GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }) },
-    context: ({ account }): GraphQLContext => ({ account, services, source: 'graphql' }),
-  });
+  const graphqlEndpoint = createGraphQLEndpoint({ config, logger, services });
 
   const limiter = createRateLimiter(config.limits.requestsPerMinute);
   /** The one way in for token-carrying requests: authenticated, then counted against the account's rate. */
@@ -108,11 +89,8 @@ export async function createApp(config: Config): Promise<App> {
 
   async function graphql(request: Request, url: URL): Promise<Response> {
     const wantsPage = request.method === 'GET' && !url.searchParams.has('query') && (request.headers.get('accept') ?? '').includes('text/html');
-    if (wantsPage) return yoga.fetch(request, {} as { account: GraphQLContext['account'] });
-    const account = await authenticate(request, url, 'header-only');
-    // Uploads (the importLibrary mutation) are read under the upload limit before Yoga parses them.
-    const bounded = isMultipart(request) ? await cappedRequest(request, config.limits.maxUploadBytes) : request;
-    return yoga.fetch(bounded, { account });
+    if (wantsPage) return graphqlEndpoint.page(request);
+    return graphqlEndpoint.operation(request, await authenticate(request, url, 'header-only'));
   }
 
   return {

@@ -45,3 +45,44 @@ export const catalogDateRange = { earliest: '1800-01-01', latest: '2199-12-31' }
  * is fine; a watch in the future is not).
  */
 export const historyTimeRange = { earliest: '1900-01-01T00:00:00.000Z', aheadOfNowMs: 24 * 60 * 60 * 1000 } as const;
+
+/**
+ * Page sizes of every GraphQL list that grows with the library or the catalog: `default` when the
+ * client asks for none, `max` the most one page may hold (asking for more is a 400). The cost of a
+ * GraphQL document multiplies each list's selection by its page size, so what a document may ask
+ * for is known before anything runs.
+ */
+export const listLimits = {
+  /** `Show.episodes(first, offset)`. */
+  episodes: { default: 100, max: 500 },
+  /** `searchCatalog(first)`: the catalog service never finds more than this. */
+  search: { default: 20, max: 50 },
+  /** Relay connections: `library`, `Account.notifications`. */
+  connection: { default: 20, max: 100 },
+  /** `Notification.deliveries(first, offset)`. */
+  deliveries: { default: 20, max: 100 },
+  /** `Summary.upNext/today/week/releasing(first)`; the REST feeds answer up to `max`. */
+  feedItems: { default: 200, max: 5_000 },
+  /** `Calendar.events(first, offset)`; `calendar.ics` holds up to `max` events. */
+  calendarEvents: { default: 500, max: 20_000 },
+  /** `export { shows/movies/games(first, offset) }`. */
+  exportItems: { default: 10, max: 500 },
+  /** `ExportShow.episodes(first, offset)`. */
+  exportEpisodes: { default: 50, max: 1_000 },
+  /** `history(first, offset)` of an export episode, movie or game. */
+  history: { default: 10, max: 1_000 },
+} as const;
+
+/**
+ * What a field costs itself, beside its selection, where that is more than one unit: a unit is
+ * about the work of one value read through Prisma (~6 µs). A search scans every stored title
+ * (three queries, ~20 ms at 1 000 shows), a calendar loads each day of its window, a summary is
+ * computed over the whole library when it is not cached.
+ */
+export const fieldCosts = { search: 1_000, calendarPerDay: 1, summary: 200 } as const;
+
+/**
+ * Lists of a mutation's answer that the request itself bounds (an import's `skipped` and
+ * `unmatched`: at most one entry per item of the upload): counted at this size in the cost.
+ */
+export const reportListWeight = 100;

@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 // The server adapter's Response class, as in responses.ts: its bytes go to the socket directly.
 import { Response } from '@whatwg-node/fetch';
 import { HttpError } from '../http/responses.ts';
+import { listLimits } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import { createAccountCache } from '../services/account-cache.ts';
 import { calendarDays, calendarKinds, calendarMaxDays, type CalendarKind } from '../services/calendar.ts';
@@ -14,7 +15,7 @@ const calendarOperation = `
   query CalendarFeed($past: Int, $future: Int, $kinds: [FeedItemKind!]) {
     calendar(past: $past, future: $future, kinds: $kinds) {
       name
-      events { uid kind date updatedAt summary description }
+      events(first: ${listLimits.calendarEvents.max}) { uid kind date updatedAt summary description }
     }
   }`;
 

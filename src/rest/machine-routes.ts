@@ -8,6 +8,7 @@ import { prepareOperation, runOperation, throwIfError, type PreparedOperation } 
 import { presentFeedItem, presentSummary, type GraphQLSummary } from './present-feeds.ts';
 import { createAccountCache } from '../services/account-cache.ts';
 import { feedCacheKey } from '../services/feeds.ts';
+import { listLimits } from '../limits.ts';
 
 /** Accounts whose serialized summary is kept in memory (a few hundred KB each at most). */
 const summaryCacheCapacity = 500;
@@ -18,28 +19,31 @@ const feedItemFields = `
     ... on EpisodeFeedItem { show showId episode season number episodeTitle }
   }`;
 
+/** Every feed list whole, up to the cap that bounds a response (README "Limits"). */
+const all = `(first: ${listLimits.feedItems.max})`;
+
 const summaryOperation = `
   query MachineSummary {
     summary {
       generatedAt
       counts { upNext airingToday airingWeek unwatchedEpisodes }
       next { ...FeedItemFields }
-      upNext { ...FeedItemFields }
-      today { ...FeedItemFields }
-      week { ...FeedItemFields }
-      releasing { ...FeedItemFields }
+      upNext${all} { ...FeedItemFields }
+      today${all} { ...FeedItemFields }
+      week${all} { ...FeedItemFields }
+      releasing${all} { ...FeedItemFields }
     }
   }
   ${feedItemFields}`;
 
 /** The narrower feeds (kept for older widgets) are selections of the same summary. */
-const releasesOperation = `query MachineReleases { summary { releasing { ...FeedItemFields } } } ${feedItemFields}`;
+const releasesOperation = `query MachineReleases { summary { releasing${all} { ...FeedItemFields } } } ${feedItemFields}`;
 const airingOperation = `
   query MachineAiring {
-    summary { counts { airingToday airingWeek } next { ...FeedItemFields } today { ...FeedItemFields } week { ...FeedItemFields } }
+    summary { counts { airingToday airingWeek } next { ...FeedItemFields } today${all} { ...FeedItemFields } week${all} { ...FeedItemFields } }
   }
   ${feedItemFields}`;
-const widgetOperation = `query MachineWidget { summary { generatedAt upNext { ...FeedItemFields } week { ...FeedItemFields } } } ${feedItemFields}`;
+const widgetOperation = `query MachineWidget { summary { generatedAt upNext${all} { ...FeedItemFields } week${all} { ...FeedItemFields } } } ${feedItemFields}`;
 
 const writeResultFields = `__typename ... on Error { message code }`;
 const watchedOperation = `mutation MachineWatched($input: SetWatchedInput!) { setWatched(input: $input) { ${writeResultFields} } }`;

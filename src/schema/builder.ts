@@ -1,8 +1,10 @@
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import { db } from '../db/client.ts';
+import { listLimits, reportListWeight } from '../limits.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { GraphQLContext } from './context.ts';
@@ -18,15 +20,24 @@ export const builder = new SchemaBuilder<{
     File: { Input: UploadedBlob; Output: never };
   };
 }>({
-  plugins: [ErrorsPlugin, RelayPlugin, PrismaPlugin],
+  plugins: [ErrorsPlugin, RelayPlugin, PrismaPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
-  relay: { clientMutationId: 'omit', cursorType: 'String' },
+  // The cost of a document (src/http/graphql-limits.ts checks it before anything runs): every
+  // selected field costs 1, and a list's selection counts once per item its page can hold. Lists
+  // that grow with the library or the catalog set their multiplier from their page size (see
+  // pages.ts); any other list counts as `reportListWeight` items.
+  complexity: { defaultComplexity: 1, defaultListMultiplier: reportListWeight },
+  // A connection's cost multiplies its whole selection by its page size (pages.ts), so its edges
+  // list counts once more, not `reportListWeight` times.
+  relay: { clientMutationId: 'omit', cursorType: 'String', edgesFieldOptions: { complexity: { field: 1, multiplier: 1 } } },
   prisma: {
     // The client is owned by src/db/client.ts and opened before the first request.
     client: () => db(),
     dmmf: getDatamodel(),
     exposeDescriptions: true,
     filterConnectionTotalCount: true,
+    defaultConnectionSize: listLimits.connection.default,
+    maxConnectionSize: listLimits.connection.max,
   },
   errors: { defaultTypes: [] },
 });

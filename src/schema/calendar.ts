@@ -1,6 +1,10 @@
 import { calendarDefaults, calendarMaxDays, loadCalendar, type AccountCalendar, type CalendarEvent } from '../services/calendar.ts';
+import { fieldCosts, listLimits } from '../limits.ts';
 import { builder } from './builder.ts';
 import { FeedItemKind } from './feeds.ts';
+import { listPage, pageDescriptions, pagedComplexity, pageOf } from './pages.ts';
+
+const eventPage = pageDescriptions(listLimits.calendarEvents, 'events');
 
 const CalendarEventRef = builder.objectRef<CalendarEvent>('CalendarEvent').implement({
   description: 'An all-day calendar event: an episode airing, a movie or a game releasing.',
@@ -30,7 +34,14 @@ const CalendarRef = builder.objectRef<AccountCalendar>('Calendar').implement({
     name: t.exposeString('name', { description: 'Airdate — <account name>.' }),
     from: t.expose('from', { type: 'LocalDate', description: 'First date covered.' }),
     to: t.expose('to', { type: 'LocalDate', description: 'Last date covered.' }),
-    events: t.field({ type: [CalendarEventRef], resolve: (calendar) => calendar.events }),
+    events: t.field({
+      type: [CalendarEventRef],
+      description: 'By date, title, season, number, kind and id, a page at a time (eventCount tells how many there are).',
+      args: { first: t.arg.int({ required: false, description: eventPage.first }), offset: t.arg.int({ required: false, description: eventPage.offset }) },
+      complexity: pagedComplexity(listLimits.calendarEvents),
+      resolve: (calendar, args) => pageOf(calendar.events, listPage(args, listLimits.calendarEvents)),
+    }),
+    eventCount: t.int({ description: 'How many events the calendar holds.', resolve: (calendar) => calendar.events.length }),
   }),
 });
 
@@ -44,6 +55,13 @@ builder.queryField('calendar', (t) =>
       past: t.arg.int({ required: false, description: `Days back, 0 to ${calendarMaxDays}; default ${calendarDefaults.past}.` }),
       future: t.arg.int({ required: false, description: `Days ahead, 0 to ${calendarMaxDays}; default ${calendarDefaults.future}.` }),
       kinds: t.arg({ type: [FeedItemKind], required: false, description: 'Kinds to include; all when omitted.' }),
+    },
+    // Loading costs a unit a day of the window (a default calendar 396): events are read for the
+    // whole window before a page of them is taken.
+    // (Out-of-range days are the resolver's to refuse, with its own message; here they only count.)
+    complexity: (args) => {
+      const days = (value: number | null | undefined, fallback: number) => Math.min(Math.max(value ?? fallback, 0), calendarMaxDays);
+      return { field: fieldCosts.calendarPerDay * (1 + days(args.past, calendarDefaults.past) + days(args.future, calendarDefaults.future)), multiplier: 1 };
     },
     resolve: (_root, args, context) => loadCalendar({ account: context.account, past: args.past, future: args.future, kinds: args.kinds }),
   }),

@@ -1,6 +1,11 @@
 import type { StoredCatalogItem } from '../catalog/catalog-store.ts';
 import { episodeCode } from '../feeds/dates.ts';
+import { fieldCosts, listLimits } from '../limits.ts';
 import { builder } from './builder.ts';
+import { listPage, pageDescriptions, pagedComplexity, pageOf } from './pages.ts';
+
+const episodePage = pageDescriptions(listLimits.episodes, 'episodes');
+const searchPage = pageDescriptions(listLimits.search, 'results');
 
 export const ShowRef = builder.prismaObject('Show', {
   description: 'A TV show from the catalog.',
@@ -11,7 +16,25 @@ export const ShowRef = builder.prismaObject('Show', {
     overview: t.exposeString('overview', { nullable: true }),
     tmdbId: t.exposeInt('tmdbId', { nullable: true }),
     tvdbId: t.exposeInt('tvdbId', { nullable: true }),
-    episodes: t.relation('episodes', { query: { orderBy: [{ season: 'asc' }, { number: 'asc' }] } }),
+    episodes: t.relation('episodes', {
+      description: `Episodes by season and number, a page at a time (episodeCount tells how many there are).`,
+      args: {
+        season: t.arg.int({ required: false, description: 'Only this season (0: specials).' }),
+        first: t.arg.int({ required: false, description: episodePage.first }),
+        offset: t.arg.int({ required: false, description: episodePage.offset }),
+      },
+      complexity: pagedComplexity(listLimits.episodes),
+      query: (args) => {
+        const page = listPage(args, listLimits.episodes);
+        return {
+          where: args.season == null ? {} : { season: args.season },
+          orderBy: [{ season: 'asc' as const }, { number: 'asc' as const }],
+          take: page.first,
+          skip: page.offset,
+        };
+      },
+    }),
+    episodeCount: t.relationCount('episodes', { description: 'How many episodes the catalog holds for the show, specials included.' }),
   }),
 });
 
@@ -87,11 +110,16 @@ builder.queryField('catalogLookup', (t) =>
 builder.queryField('searchCatalog', (t) =>
   t.field({
     type: [CatalogItem],
-    description: 'Title search across the stored catalog and the configured catalogs (at most 50, best first).',
+    description: `Title search across the stored catalog and the configured catalogs, best first (at most ${listLimits.search.max}).`,
     args: {
       query: t.arg.string({ required: true }),
       kind: t.arg({ type: MediaKind, required: false }),
+      first: t.arg.int({ required: false, description: searchPage.first }),
     },
-    resolve: (_root, args, context) => context.services.catalog.search(args.query, args.kind ?? undefined),
+    complexity: (args: { first?: number | null }) => ({ field: fieldCosts.search, multiplier: listPage(args, listLimits.search).first }),
+    resolve: async (_root, args, context) => {
+      const page = listPage(args, listLimits.search);
+      return pageOf(await context.services.catalog.search(args.query, args.kind ?? undefined), page);
+    },
   }),
 );

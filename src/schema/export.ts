@@ -1,11 +1,18 @@
 import type { ExternalIds } from '../catalog/provider.ts';
 import type { ExportAccount, ExportEpisode, ExportShow, ExportTitle, ExportWatchEvent } from '../export/export-format.ts';
 import { collectExportSection, loadExportHead, type LoadedExportHead } from '../services/export.ts';
+import { listLimits } from '../limits.ts';
 import { builder } from './builder.ts';
+import { listPage, pageDescriptions, pagedComplexity, pageOf } from './pages.ts';
 
 // The export document as typed data. Field names and nesting are the download's
 // (docs/export-format.md), so a query selecting every field gets the same document, except that
-// absent external ids are null here and left out there.
+// absent external ids are null here and left out there, and that every list comes a page at a
+// time (first/offset): whole documents are what the streamed download is for.
+
+const historyPage = pageDescriptions(listLimits.history, 'entries');
+const episodePage = pageDescriptions(listLimits.exportEpisodes, 'episodes');
+const itemPage = pageDescriptions(listLimits.exportItems, 'items');
 
 const ExternalIdsRef = builder.objectRef<ExternalIds>('ExternalIds').implement({
   description: 'The ids an item has in the external catalogs; null where it has none.',
@@ -31,7 +38,13 @@ const ExportEpisodeRef = builder.objectRef<ExportEpisode>('ExportEpisode').imple
     title: t.exposeString('title', { nullable: true }),
     airDate: t.expose('airDate', { type: 'LocalDate', nullable: true }),
     watched: t.exposeBoolean('watched'),
-    history: t.expose('history', { type: [WatchHistoryEntry], description: 'Oldest first.' }),
+    history: t.field({
+      type: [WatchHistoryEntry],
+      description: 'Oldest first, a page at a time.',
+      args: { first: t.arg.int({ required: false, description: historyPage.first }), offset: t.arg.int({ required: false, description: historyPage.offset }) },
+      complexity: pagedComplexity(listLimits.history),
+      resolve: (episode, args) => pageOf(episode.history, listPage(args, listLimits.history)),
+    }),
   }),
 });
 
@@ -43,7 +56,13 @@ const ExportShowRef = builder.objectRef<ExportShow>('ExportShow').implement({
     overview: t.exposeString('overview', { nullable: true }),
     followed: t.exposeBoolean('followed'),
     archived: t.exposeBoolean('archived'),
-    episodes: t.expose('episodes', { type: [ExportEpisodeRef], description: 'Every episode the catalog holds, by season and number.' }),
+    episodes: t.field({
+      type: [ExportEpisodeRef],
+      description: 'The episodes the catalog holds, by season and number, a page at a time.',
+      args: { first: t.arg.int({ required: false, description: episodePage.first }), offset: t.arg.int({ required: false, description: episodePage.offset }) },
+      complexity: pagedComplexity(listLimits.exportEpisodes),
+      resolve: (show, args) => pageOf(show.episodes, listPage(args, listLimits.exportEpisodes)),
+    }),
   }),
 });
 
@@ -57,7 +76,13 @@ const ExportTitleRef = builder.objectRef<ExportTitle>('ExportTitle').implement({
     releaseDate: t.expose('releaseDate', { type: 'LocalDate', nullable: true }),
     followed: t.exposeBoolean('followed'),
     watched: t.exposeBoolean('watched'),
-    history: t.expose('history', { type: [WatchHistoryEntry], description: 'Oldest first.' }),
+    history: t.field({
+      type: [WatchHistoryEntry],
+      description: 'Oldest first, a page at a time.',
+      args: { first: t.arg.int({ required: false, description: historyPage.first }), offset: t.arg.int({ required: false, description: historyPage.offset }) },
+      complexity: pagedComplexity(listLimits.history),
+      resolve: (title, args) => pageOf(title.history, listPage(args, listLimits.history)),
+    }),
   }),
 });
 
@@ -81,9 +106,25 @@ const LibraryExport = builder.objectRef<ExportRoot>('LibraryExport').implement({
     exportedAt: t.field({ type: 'DateTime', resolve: (root) => new Date(root.exportedAt) }),
     fileName: t.exposeString('fileName', { description: "Download name, airdate-export-YYYY-MM-DD.json in the account's time zone." }),
     account: t.expose('account', { type: ExportAccountRef }),
-    shows: t.field({ type: [ExportShowRef], resolve: async (root) => (await collectExportSection(root.accountId, 'shows')) as ExportShow[] }),
-    movies: t.field({ type: [ExportTitleRef], resolve: async (root) => (await collectExportSection(root.accountId, 'movies')) as ExportTitle[] }),
-    games: t.field({ type: [ExportTitleRef], resolve: async (root) => (await collectExportSection(root.accountId, 'games')) as ExportTitle[] }),
+    // Each list reads only its page of items (and only their episodes and history).
+    shows: t.field({
+      type: [ExportShowRef],
+      args: { first: t.arg.int({ required: false, description: itemPage.first }), offset: t.arg.int({ required: false, description: itemPage.offset }) },
+      complexity: pagedComplexity(listLimits.exportItems),
+      resolve: async (root, args) => (await collectExportSection(root.accountId, 'shows', listPage(args, listLimits.exportItems))) as ExportShow[],
+    }),
+    movies: t.field({
+      type: [ExportTitleRef],
+      args: { first: t.arg.int({ required: false, description: itemPage.first }), offset: t.arg.int({ required: false, description: itemPage.offset }) },
+      complexity: pagedComplexity(listLimits.exportItems),
+      resolve: async (root, args) => (await collectExportSection(root.accountId, 'movies', listPage(args, listLimits.exportItems))) as ExportTitle[],
+    }),
+    games: t.field({
+      type: [ExportTitleRef],
+      args: { first: t.arg.int({ required: false, description: itemPage.first }), offset: t.arg.int({ required: false, description: itemPage.offset }) },
+      complexity: pagedComplexity(listLimits.exportItems),
+      resolve: async (root, args) => (await collectExportSection(root.accountId, 'games', listPage(args, listLimits.exportItems))) as ExportTitle[],
+    }),
   }),
 });
 

@@ -1,6 +1,8 @@
 import type { EpisodeFeedItem, FeedItem, SummaryCounts } from '../feeds/types.ts';
 import { getFeeds } from '../services/feeds.ts';
+import { fieldCosts, listLimits } from '../limits.ts';
 import { builder } from './builder.ts';
+import { listPage, pagedComplexity, pageOf } from './pages.ts';
 
 /** episode, movie or game: the kinds of feed and calendar items. */
 export const FeedItemKind = builder.enumType('FeedItemKind', {
@@ -52,6 +54,17 @@ const Counts = builder.objectRef<SummaryCounts>('SummaryCounts').implement({
   }),
 });
 
+/**
+ * The feed lists take `first`: the first `first` items (`counts` always carry the whole totals).
+ * The REST feeds ask for the maximum.
+ */
+const feedList = {
+  description: `The first ${listLimits.feedItems.default} items unless first asks for up to ${listLimits.feedItems.max}; counts hold the whole totals.`,
+  complexity: pagedComplexity(listLimits.feedItems),
+};
+const feedFirst = { required: false, description: `How many items: ${listLimits.feedItems.default} when omitted, at most ${listLimits.feedItems.max}.` } as const;
+const feedPage = <Item>(items: readonly Item[], args: { first?: number | null }): Item[] => pageOf(items, listPage(args, listLimits.feedItems));
+
 type SummaryShape = Awaited<ReturnType<typeof getFeeds>> & { generatedAt: Date };
 
 const Summary = builder.objectRef<SummaryShape>('Summary').implement({
@@ -63,10 +76,16 @@ const Summary = builder.objectRef<SummaryShape>('Summary').implement({
     // Lists that only ever hold episodes say so: clients need no type condition, and no type
     // has to be resolved per item.
     next: t.field({ type: EpisodeFeedItemRef, nullable: true, resolve: (s) => s.next }),
-    upNext: t.field({ type: [EpisodeFeedItemRef], resolve: (s) => s.upNext }),
-    today: t.field({ type: [EpisodeFeedItemRef], resolve: (s) => s.today }),
-    week: t.field({ type: [EpisodeFeedItemRef], resolve: (s) => s.week }),
-    releasing: t.field({ type: [FeedItemRef], description: 'Episodes, movies and games.', resolve: (s) => s.releasing }),
+    upNext: t.field({ type: [EpisodeFeedItemRef], ...feedList, args: { first: t.arg.int(feedFirst) }, resolve: (s, args) => feedPage(s.upNext, args) }),
+    today: t.field({ type: [EpisodeFeedItemRef], ...feedList, args: { first: t.arg.int(feedFirst) }, resolve: (s, args) => feedPage(s.today, args) }),
+    week: t.field({ type: [EpisodeFeedItemRef], ...feedList, args: { first: t.arg.int(feedFirst) }, resolve: (s, args) => feedPage(s.week, args) }),
+    releasing: t.field({
+      type: [FeedItemRef],
+      ...feedList,
+      description: `Episodes, movies and games. ${feedList.description}`,
+      args: { first: t.arg.int(feedFirst) },
+      resolve: (s, args) => feedPage(s.releasing, args),
+    }),
   }),
 });
 
@@ -74,6 +93,7 @@ builder.queryField('summary', (t) =>
   t.field({
     type: Summary,
     description: "The viewer's consolidated feed, in the viewer's time zone.",
+    complexity: fieldCosts.summary,
     resolve: async (_root, _args, context) => ({ ...(await getFeeds(context.account)), generatedAt: new Date() }),
   }),
 );

@@ -1,8 +1,10 @@
 import { db } from '../db/client.ts';
 import { setFollow, setWatched } from '../services/library.ts';
+import { listLimits } from '../limits.ts';
 import { builder } from './builder.ts';
 import { CatalogItem, MediaKind } from './catalog.ts';
 import { writeErrors } from './errors.ts';
+import { connectionComplexity } from './pages.ts';
 
 builder.prismaObject('LibraryItem', {
   description: "A show, movie or game in the viewer's library, with its follow and archive state.",
@@ -27,7 +29,8 @@ builder.queryField('library', (t) =>
   t.prismaConnection({
     type: 'LibraryItem',
     cursor: 'id',
-    description: "The viewer's library, oldest entry first.",
+    description: `The viewer's library, oldest entry first, ${listLimits.connection.default} items a page unless first or last asks for up to ${listLimits.connection.max}.`,
+    complexity: connectionComplexity(listLimits.connection),
     args: {
       kind: t.arg({ type: MediaKind, required: false }),
       followed: t.arg.boolean({ required: false }),

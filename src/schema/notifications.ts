@@ -1,6 +1,10 @@
 import { db } from '../db/client.ts';
+import { listLimits } from '../limits.ts';
 import { builder } from './builder.ts';
 import { writeErrors } from './errors.ts';
+import { connectionComplexity, listPage, pageDescriptions, pagedComplexity } from './pages.ts';
+
+const deliveryPage = pageDescriptions(listLimits.deliveries, 'attempts');
 
 builder.prismaObject('DeliveryAttempt', {
   description: 'One attempt to deliver a release notification to the webhook.',
@@ -31,7 +35,15 @@ builder.prismaObject('Notification', {
     lastAttemptAt: t.expose('lastAttemptAt', { type: 'DateTime', nullable: true }),
     nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true, description: 'When a pending one is tried next.' }),
     deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true }),
-    deliveries: t.relation('deliveries', { description: 'Every attempt, oldest first.', query: { orderBy: { number: 'asc' } } }),
+    deliveries: t.relation('deliveries', {
+      description: 'The attempts, oldest first, a page at a time (attempts counts them).',
+      args: { first: t.arg.int({ required: false, description: deliveryPage.first }), offset: t.arg.int({ required: false, description: deliveryPage.offset }) },
+      complexity: pagedComplexity(listLimits.deliveries),
+      query: (args) => {
+        const page = listPage(args, listLimits.deliveries);
+        return { orderBy: { number: 'asc' as const }, take: page.first, skip: page.offset };
+      },
+    }),
   }),
 });
 
@@ -43,8 +55,9 @@ builder.prismaObjectFields('Account', (t) => ({
   }),
   webhookDisabledReason: t.exposeString('webhookDisabledReason', { nullable: true }),
   notifications: t.relatedConnection('notifications', {
-    description: 'Release notifications with their delivery log, newest first.',
+    description: `Release notifications with their delivery log, newest first, ${listLimits.connection.default} a page unless first or last asks for up to ${listLimits.connection.max}.`,
     cursor: 'id',
+    complexity: connectionComplexity(listLimits.connection),
     query: { orderBy: { id: 'desc' } },
   }),
 }));

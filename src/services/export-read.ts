@@ -122,9 +122,20 @@ async function fillEpisodes(accountId: number, batch: Listed<ExportShow>[]): Pro
   }
 }
 
-/** The account's shows in export order, a batch at a time, each with all its episodes. */
-export async function* readExportShows(accountId: number): AsyncGenerator<ExportShow[]> {
-  for (const batch of batches(await listShows(accountId))) {
+/** Part of a list in export order: `first` items after the first `offset`. */
+export interface ExportPage {
+  offset: number;
+  first: number;
+}
+
+const pageOf = <T>(items: T[], page: ExportPage | undefined): T[] => (page ? items.slice(page.offset, page.offset + page.first) : items);
+
+/**
+ * The account's shows in export order (or the `page` of them), a batch at a time, each with all
+ * its episodes: only the page's episodes and history are read.
+ */
+export async function* readExportShows(accountId: number, page?: ExportPage): AsyncGenerator<ExportShow[]> {
+  for (const batch of batches(pageOf(await listShows(accountId), page))) {
     await fillEpisodes(accountId, batch);
     yield batch.map((show) => show.entry);
   }
@@ -135,8 +146,8 @@ const titleTables = {
   game: { table: 'Game', source: 'igdb', idColumn: 'igdbId', column: 'gameId' },
 } as const;
 
-/** The account's movies or games in export order, a batch at a time, each with its history. */
-export async function* readExportTitles(accountId: number, kind: 'movie' | 'game'): AsyncGenerator<ExportTitle[]> {
+/** The account's movies or games in export order (or the `page` of them), a batch at a time, each with its history. */
+export async function* readExportTitles(accountId: number, kind: 'movie' | 'game', page?: ExportPage): AsyncGenerator<ExportTitle[]> {
   const { table, source, idColumn, column } = titleTables[kind];
   const reader = fastReader();
   const rows = await reader.rows(
@@ -162,7 +173,7 @@ export async function* readExportTitles(accountId: number, kind: 'movie' | 'game
       },
     }))
     .sort((a, b) => compare(a.entry, b.entry) || a.databaseId - b.databaseId);
-  for (const batch of batches(listed)) {
+  for (const batch of batches(pageOf(listed, page))) {
     const historyRows = await reader.rows(
       `SELECT "${column}", "watched", CAST("at" AS TEXT) FROM "WatchEvent"
        WHERE "accountId" = ? AND "${column}" IN ${placeholders} ORDER BY "${column}", "at", "watched"`,

@@ -10,7 +10,7 @@ import {
   type ExportShow,
   type ExportTitle,
 } from '../export/export-format.ts';
-import { readExportShows, readExportTitles } from './export-read.ts';
+import { readExportShows, readExportTitles, type ExportPage } from './export-read.ts';
 
 /**
  * The library export (decisions.md "Import and export", docs/export-format.md), one service for
@@ -48,16 +48,16 @@ export async function loadExportHead(props: { accountId: number; now?: Date }): 
 /** The three lists of the document, in document order; each reads nothing until iterated. */
 export type ExportSection = 'shows' | 'movies' | 'games';
 
-/** One section's items in export order, a bounded batch at a time. */
-export function readExportSection(accountId: number, section: ExportSection): AsyncGenerator<ExportShow[] | ExportTitle[]> {
-  if (section === 'shows') return readExportShows(accountId);
-  return readExportTitles(accountId, section === 'movies' ? 'movie' : 'game');
+/** One section's items in export order (or the `page` of them), a bounded batch at a time. */
+export function readExportSection(accountId: number, section: ExportSection, page?: ExportPage): AsyncGenerator<ExportShow[] | ExportTitle[]> {
+  if (section === 'shows') return readExportShows(accountId, page);
+  return readExportTitles(accountId, section === 'movies' ? 'movie' : 'game', page);
 }
 
-/** A whole section in memory: for GraphQL clients and tests, not for the download. */
-export async function collectExportSection(accountId: number, section: ExportSection): Promise<(ExportShow | ExportTitle)[]> {
+/** A section, or a page of it, in memory: for GraphQL clients and tests, not for the download. */
+export async function collectExportSection(accountId: number, section: ExportSection, page?: ExportPage): Promise<(ExportShow | ExportTitle)[]> {
   const items: (ExportShow | ExportTitle)[] = [];
-  for await (const batch of readExportSection(accountId, section)) items.push(...batch);
+  for await (const batch of readExportSection(accountId, section, page)) items.push(...batch);
   return items;
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { schema } from '../../src/schema/index.ts';
 import { printedSchema, schemaFile } from '../../src/schema/print.ts';
 
 describe('schema.graphql', () => {
@@ -11,7 +12,13 @@ describe('schema.graphql', () => {
     const sdl = printedSchema();
     expect(sdl).toMatch(/viewer: Account!/);
     expect(sdl).toMatch(/catalogLookup\(externalId: Int!, kind: MediaKind!, source: CatalogSource!\): CatalogItem/);
-    expect(sdl).toMatch(/searchCatalog\(kind: MediaKind, query: String!\): \[CatalogItem!\]!/);
+    // decisions.md: searchCatalog(query: String!, kind: MediaKind); any other argument (the page
+    // size) must be optional, so the calls tools make today keep working.
+    const search = schema.getQueryType()!.getFields().searchCatalog!;
+    expect(String(search.type)).toBe('[CatalogItem!]!');
+    const args = Object.fromEntries(search.args.map((arg) => [arg.name, String(arg.type)]));
+    expect(args).toMatchObject({ query: 'String!', kind: 'MediaKind' });
+    for (const [name, type] of Object.entries(args)) if (name !== 'query') expect(type.endsWith('!'), name).toBe(false);
     expect(sdl).toMatch(/summary: Summary!/);
     for (const type of ['Show', 'Episode', 'Movie', 'Game']) {
       expect(sdl).toMatch(new RegExp(`type ${type} \\{[^}]*databaseId: Int!`, 's'));
