@@ -86,3 +86,12 @@ export const fieldCosts = { search: 1_000, calendarPerDay: 1, summary: 200 } as 
  * `unmatched`: at most one entry per item of the upload): counted at this size in the cost.
  */
 export const reportListWeight = 100;
+
+/**
+ * Time bounds of database transactions. An import request is one transaction over all its files
+ * (all or nothing), rolled back if it runs longer than `importMs`. On SQLite, which runs one
+ * transaction at a time, any other transaction waits up to `sqliteWaitMs` for its turn (an import
+ * of the largest upload allowed takes tens of seconds there) before it fails; Prisma's default
+ * is 2 s.
+ */
+export const transactionTimes = { importMs: 300_000, sqliteWaitMs: 60_000 } as const;

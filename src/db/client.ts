@@ -2,12 +2,14 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 import type { Config } from '../config.ts';
+import { transactionTimes } from '../limits.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { yieldToEventLoop } from '../event-loop.ts';
 import { DatabaseError } from './errors.ts';
 import { openPostgresReader, openSqliteReader, type FastReader } from './fast-read.ts';
 import { migratePostgres, migrateSqlite } from './migrate.ts';
 import { connectPostgres, describeUrl, explainConnectError, postgresConnection } from './postgres.ts';
+import { gateSqliteAdapter } from './sqlite-gate.ts';
 
 export type { PrismaClient };
 export { DatabaseError };
@@ -81,7 +83,13 @@ interface OpenedDatabase {
 async function openSqlite(file: string, options: { migrate?: boolean }): Promise<OpenedDatabase> {
   mkdirSync(path.dirname(file), { recursive: true });
   if (options.migrate) migrateSqlite(file);
-  const client = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: file }), log: logQueries });
+  const client = new PrismaClient({
+    // One connection: a query outside a transaction waits for an open one to end (sqlite-gate.ts).
+    adapter: gateSqliteAdapter(new PrismaBetterSQLite3({ url: file })),
+    log: logQueries,
+    // Transactions take turns, and an import's lasts as long as the import.
+    transactionOptions: { maxWait: transactionTimes.sqliteWaitMs },
+  });
   client.$on('query', countQuery);
   for (const [name, value, expected] of sqlitePragmas) {
     await client.$queryRawUnsafe(`PRAGMA ${name} = ${value}`);

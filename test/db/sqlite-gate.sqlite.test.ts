@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { db } from '../../src/db/client.ts';
+import { useTestDatabase } from '../support/database.ts';
+import { createAccount } from '../../src/services/accounts.ts';
+
+await useTestDatabase();
+
+const makeAccount = () => createAccount({ name: `gate-${randomUUID().slice(0, 8)}`, timezone: 'UTC' });
+/** `query` sent now: a Prisma query is lazy, it runs once something waits for it. */
+const sent = <T>(query: PromiseLike<T>): Promise<T> => Promise.resolve(query);
+
+/** Lets the event loop turn `count` times (a query sent before then has reached the database). */
+async function turns(count: number): Promise<void> {
+  for (let turn = 0; turn < count; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Opens a transaction that renames `accountId` and keeps it open, letting the event loop turn,
+ * until `end` is called; it then commits, or rolls back when `end(true)`.
+ */
+function openTransaction(accountId: number) {
+  let finish!: (rollBack: boolean) => void;
+  const ending = new Promise<boolean>((resolve) => (finish = resolve));
+  let opened!: () => void;
+  const isOpen = new Promise<void>((resolve) => (opened = resolve));
+  const settled = db()
+    .$transaction(async (tx) => {
+      await tx.account.update({ where: { id: accountId }, data: { timezone: 'Europe/Paris' } });
+      opened();
+      if (await ending) throw new Error('rolled back on purpose');
+    }, { timeout: 20_000 })
+    .then(() => 'committed', (error: Error) => error.message);
+  // A failed expectation must not leave it open for the next test.
+  onTestFinished(async () => {
+    finish(true);
+    await settled;
+  });
+  return { isOpen, settled, end: (rollBack = false) => finish(rollBack) };
+}
+
+describe('the SQLite connection while a transaction is open and the event loop turns', () => {
+  it('a write outside the transaction waits for it, and is kept when it rolls back', async () => {
+    const [inside, outside] = [await makeAccount(), await makeAccount()];
+    const transaction = openTransaction(inside.id);
+    await transaction.isOpen;
+    let written = false;
+    const write = db().account.update({ where: { id: outside.id }, data: { timezone: 'Asia/Tokyo' } }).then(() => (written = true));
+    await turns(5);
+    expect(written).toBe(false);
+    transaction.end(true);
+    expect(await transaction.settled).toBe('rolled back on purpose');
+    await write;
+    const timezones = await db().account.findMany({ where: { id: { in: [inside.id, outside.id] } }, orderBy: { id: 'asc' }, select: { timezone: true } });
+    // Without the gate the write ran inside the transaction and was undone with it (UTC).
+    expect(timezones.map((row) => row.timezone)).toEqual(['UTC', 'Asia/Tokyo']);
+  });
+
+  it('a read outside the transaction never sees its uncommitted rows: it answers after the rollback', async () => {
+    const account = await makeAccount();
+    const transaction = openTransaction(account.id);
+    await transaction.isOpen;
+    const read = sent(db().account.findFirstOrThrow({ where: { id: account.id }, select: { timezone: true } }));
+    await turns(5);
+    transaction.end(true);
+    expect(await transaction.settled).toBe('rolled back on purpose');
+    expect(await read).toEqual({ timezone: 'UTC' });
+  });
+
+  it('turns go in arrival order: a query sent after a waiting transaction reads what it wrote', async () => {
+    const account = await makeAccount();
+    const transaction = openTransaction(account.id);
+    await transaction.isOpen;
+    const second = sent(db().$transaction((tx) => tx.account.update({ where: { id: account.id }, data: { timezone: 'Asia/Tokyo' } })));
+    await turns(5);
+    const third = sent(db().account.findFirstOrThrow({ where: { id: account.id }, select: { timezone: true } }));
+    await turns(5);
+    transaction.end();
+    await Promise.all([transaction.settled, second]);
+    expect(await third).toEqual({ timezone: 'Asia/Tokyo' });
+  });
+
+  it('a transaction waits for its turn longer than Prisma\'s default 2 s instead of failing', async () => {
+    const [held, waiting] = [await makeAccount(), await makeAccount()];
+    const transaction = openTransaction(held.id);
+    await transaction.isOpen;
+    const second = sent(db().$transaction(async (tx) => {
+      await tx.account.update({ where: { id: waiting.id }, data: { timezone: 'Asia/Tokyo' } });
+    }));
+    await sleep(2_500);
+    transaction.end();
+    expect(await transaction.settled).toBe('committed');
+    await expect(second).resolves.toBeUndefined();
+    expect((await db().account.findUniqueOrThrow({ where: { id: waiting.id } })).timezone).toBe('Asia/Tokyo');
+  });
+});
