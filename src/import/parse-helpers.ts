@@ -1,5 +1,5 @@
-import { parse as parseCsv } from 'csv-parse/sync';
-import { maxIntColumn } from '../limits.ts';
+import { CsvError, parse as parseCsv } from 'csv-parse/sync';
+import { inputLengths, maxIntColumn } from '../limits.ts';
 import { ImportFileError } from './import-document.ts';
 
 /**
@@ -34,13 +34,21 @@ export interface CsvRow {
   get(column: string): string;
 }
 
-/** The rows of a CSV file with a header line; `required` columns must be in the header. */
+/**
+ * The rows of a CSV file with a header line; `required` columns must be in the header. A row longer
+ * than inputLengths.importCsvRecordBytes is refused where the parser reaches it, so no cell of any
+ * size is ever held (and a file that never closes a quote is not read whole as one cell).
+ */
 export function parseCsvFile(bytes: Uint8Array, fileName: string, required: string[] = []): CsvRow[] {
   const text = decodeText(bytes, fileName);
+  const maxRecordSize = inputLengths.importCsvRecordBytes;
   let records: string[][];
   try {
-    records = parseCsv(text, { bom: true, relax_column_count: true, skip_empty_lines: true });
+    records = parseCsv(text, { bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: maxRecordSize });
   } catch (error) {
+    if (error instanceof CsvError && error.code === 'CSV_MAX_RECORD_SIZE') {
+      throw new ImportFileError(fileName, `line ${String(error.lines)}: the row is longer than ${maxRecordSize} bytes, the most one CSV row may have`);
+    }
     throw new ImportFileError(fileName, `is not valid CSV (${(error as Error).message})`);
   }
   const [header, ...rows] = records;
