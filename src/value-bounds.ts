@@ -82,8 +82,10 @@ export function isPosterUrl(url: string): boolean {
   }
 }
 
+const earliestHistoryTime = Date.parse(historyTimeRange.earliest);
+
 /** Whether `at` is a real instant inside historyTimeRange, judged at `now`. */
 export function isHistoryTime(at: Date, now: number = Date.now()): boolean {
   const time = at.getTime();
-  return !Number.isNaN(time) && time >= Date.parse(historyTimeRange.earliest) && time <= now + historyTimeRange.aheadOfNowMs;
+  return !Number.isNaN(time) && time >= earliestHistoryTime && time <= now + historyTimeRange.aheadOfNowMs;
 }

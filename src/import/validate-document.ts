@@ -19,63 +19,65 @@ import { ImportFileError, type ImportDocument, type ImportEpisode, type ImportId
  * @throws ImportFileError on the first value out of bounds.
  */
 export function validateImportDocument(document: ImportDocument, now: number = Date.now()): ImportDocument {
-  const fail = (item: ItemName, problem: string): never => {
-    throw new ImportFileError(document.fileName, `${item()}: ${problem}`);
+  const fail: Fail = (item, episode, problem) => {
+    const name = `${item.kind} ${quoted(item.title)}${episode ? ` season ${episode.season} episode ${episode.number}` : ''}`;
+    throw new ImportFileError(document.fileName, `${name}: ${problem}`);
   };
   for (const show of document.shows) {
-    const item = checkItem(show, fail);
-    for (const episode of show.episodes) checkEpisode(item, episode, now, fail);
+    checkItem(show, fail);
+    for (const episode of show.episodes) checkEpisode(show, episode, now, fail);
   }
   for (const title of document.titles) {
-    const item = checkItem(title, fail);
-    if (title.releaseDate != null) checkDate(item, 'release date', title.releaseDate, fail);
-    checkHistory(item, title.history, now, fail);
+    checkItem(title, fail);
+    if (title.releaseDate != null) checkDate(title, undefined, 'release date', title.releaseDate, fail);
+    checkHistory(title, undefined, title.history, now, fail);
   }
   for (const skip of document.skipped) skip.item = shortenText(skip.item, catalogLengths.title);
   return document;
 }
 
-/** How a message names the item at fault; built only for the message (a big file has 100 000 entries). */
-type ItemName = () => string;
-type Fail = (item: ItemName, problem: string) => never;
+/**
+ * Refuses the file naming the item (and episode) at fault. Messages are built only here: a big
+ * file has 100 000 entries, and a name (or a closure building one) per entry cost more than the
+ * checks themselves.
+ */
+type Fail = (item: ImportShow | ImportTitle, episode: ImportEpisode | undefined, problem: string) => never;
 
-/** Checks what shows, movies and games share; returns how messages name the item. */
-function checkItem(entry: ImportShow | ImportTitle, fail: Fail): ItemName {
-  const item = () => `${entry.kind} ${quoted(entry.title)}`;
-  for (const [source, id] of Object.entries(entry.ids) as [keyof ImportIds, number | undefined][]) {
-    if (id !== undefined && !isIntColumnId(id)) fail(item, `${source} id ${id} is not a whole number from 1 to ${maxIntColumn}`);
+/** Checks what shows, movies and games share. */
+function checkItem(item: ImportShow | ImportTitle, fail: Fail): void {
+  for (const [source, id] of Object.entries(item.ids) as [keyof ImportIds, number | undefined][]) {
+    if (id !== undefined && !isIntColumnId(id)) fail(item, undefined, `${source} id ${id} is not a whole number from 1 to ${maxIntColumn}`);
   }
-  checkText(item, 'title', entry.title, catalogLengths.title, fail);
-  if (entry.title.trim() === '') fail(item, 'the title is empty');
-  if (entry.overview != null) checkText(item, 'overview', entry.overview, catalogLengths.overview, fail);
-  if (entry.poster != null && !isPosterUrl(entry.poster)) {
-    fail(item, `the poster ${quoted(entry.poster)} is not an http(s) URL of at most ${catalogLengths.posterUrl} characters`);
+  checkText(item, undefined, 'title', item.title, catalogLengths.title, fail);
+  if (item.title.trim() === '') fail(item, undefined, 'the title is empty');
+  if (item.overview != null) checkText(item, undefined, 'overview', item.overview, catalogLengths.overview, fail);
+  if (item.poster != null && !isPosterUrl(item.poster)) {
+    fail(item, undefined, `the poster ${quoted(item.poster)} is not an http(s) URL of at most ${catalogLengths.posterUrl} characters`);
   }
-  return item;
 }
 
-function checkEpisode(show: ItemName, episode: ImportEpisode, now: number, fail: Fail): void {
-  const item = () => `${show()} season ${episode.season} episode ${episode.number}`;
-  for (const field of ['season', 'number'] as const) {
-    if (!isIntColumnCount(episode[field])) fail(item, `the ${field === 'season' ? 'season' : 'episode number'} is not a whole number from 0 to ${maxIntColumn}`);
-  }
-  if (episode.title != null) checkText(item, 'title', episode.title, catalogLengths.title, fail);
-  if (episode.airDate != null) checkDate(item, 'air date', episode.airDate, fail);
-  checkHistory(item, episode.history, now, fail);
+function checkEpisode(show: ImportShow, episode: ImportEpisode, now: number, fail: Fail): void {
+  if (!isIntColumnCount(episode.season)) fail(show, episode, `the season is not a whole number from 0 to ${maxIntColumn}`);
+  if (!isIntColumnCount(episode.number)) fail(show, episode, `the episode number is not a whole number from 0 to ${maxIntColumn}`);
+  if (episode.title != null) checkText(show, episode, 'title', episode.title, catalogLengths.title, fail);
+  if (episode.airDate != null) checkDate(show, episode, 'air date', episode.airDate, fail);
+  checkHistory(show, episode, episode.history, now, fail);
 }
 
-function checkText(item: ItemName, field: string, text: string, max: number, fail: Fail): void {
-  if (exceedsLength(text, max)) fail(item, `the ${field} is longer than ${max} characters`);
+type Item = ImportShow | ImportTitle;
+
+function checkText(item: Item, episode: ImportEpisode | undefined, field: string, text: string, max: number, fail: Fail): void {
+  if (exceedsLength(text, max)) fail(item, episode, `the ${field} is longer than ${max} characters`);
 }
 
-function checkDate(item: ItemName, field: string, date: string, fail: Fail): void {
-  if (!isCatalogDate(date)) fail(item, `the ${field} ${quoted(date)} is not a calendar date from ${catalogDateRange.earliest} to ${catalogDateRange.latest}`);
+function checkDate(item: Item, episode: ImportEpisode | undefined, field: string, date: string, fail: Fail): void {
+  if (!isCatalogDate(date)) fail(item, episode, `the ${field} ${quoted(date)} is not a calendar date from ${catalogDateRange.earliest} to ${catalogDateRange.latest}`);
 }
 
-function checkHistory(item: ItemName, history: ImportWatchEvent[], now: number, fail: Fail): void {
+function checkHistory(item: Item, episode: ImportEpisode | undefined, history: ImportWatchEvent[], now: number, fail: Fail): void {
   for (const entry of history) {
     if (isHistoryTime(entry.at, now)) continue;
     const when = Number.isNaN(entry.at.getTime()) ? 'an invalid time' : entry.at.toISOString();
-    fail(item, `a watch at ${when} is outside ${historyTimeRange.earliest} to a day from now`);
+    fail(item, episode, `a watch at ${when} is outside ${historyTimeRange.earliest} to a day from now`);
   }
 }
