@@ -41,10 +41,11 @@ export function validateImportDocument(document: ImportDocument, now: number = D
  * file has 100 000 entries, and a name (or a closure building one) per entry cost more than the
  * checks themselves.
  */
-type Fail = (item: ImportShow | ImportTitle, episode: ImportEpisode | undefined, problem: string) => never;
+type Fail = (item: Item, episode: ImportEpisode | undefined, problem: string) => never;
+type Item = ImportShow | ImportTitle;
 
 /** Checks what shows, movies and games share. */
-function checkItem(item: ImportShow | ImportTitle, fail: Fail): void {
+function checkItem(item: Item, fail: Fail): void {
   for (const [source, id] of Object.entries(item.ids) as [keyof ImportIds, number | undefined][]) {
     if (id !== undefined && !isIntColumnId(id)) fail(item, undefined, `${source} id ${id} is not a whole number from 1 to ${maxIntColumn}`);
   }
@@ -63,8 +64,6 @@ function checkEpisode(show: ImportShow, episode: ImportEpisode, now: number, fai
   if (episode.airDate != null) checkDate(show, episode, 'air date', episode.airDate, fail);
   checkHistory(show, episode, episode.history, now, fail);
 }
-
-type Item = ImportShow | ImportTitle;
 
 function checkText(item: Item, episode: ImportEpisode | undefined, field: string, text: string, max: number, fail: Fail): void {
   if (exceedsLength(text, max)) fail(item, episode, `the ${field} is longer than ${max} characters`);
