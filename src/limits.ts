@@ -2,8 +2,11 @@
  * Every fixed bound of the product, in one place: the README's "Limits" table lists these and the
  * configurable ones (`config.limits`, read from the environment), and every check refers here.
  *
- * Lengths are counted in UTF-16 code units (JavaScript's `length`: a letter of any script is one,
- * an emoji two), so a bound on characters is also a bound on bytes (at most 3 per unit in UTF-8).
+ * Lengths are counted in characters, that is Unicode code points (a letter of any script is one, an
+ * emoji such as 🎬 one), which is what SQL's length() and substr() count on SQLite and PostgreSQL
+ * alike: the repair migration of over-long stored values (prisma/migrations/*_catalog_value_bounds)
+ * then shortens exactly as the runtime checks do (src/value-bounds.ts). A bound on characters is
+ * also a bound on bytes: at most 4 per character in UTF-8.
  */
 
 /** The largest value the database's INTEGER columns hold (32-bit on PostgreSQL, GraphQL's `Int`). */
@@ -21,12 +24,19 @@ export const inputLengths = {
   searchQuery: 200,
   /** An API token as sent (`adt_` + 38); anything longer is refused without a lookup. */
   apiToken: 64,
+  /**
+   * One record of an imported CSV file (TV Time, Grouvee): the characters of all its cells
+   * (delimiters, quotes and the line break not counted). Real rows are well under 4 000;
+   * Grouvee's longest carry JSON lists of shelves, genres and developers.
+   */
+  importCsvRecord: 65_536,
 } as const;
 
 /**
  * Longest values a catalog row may hold, whoever brings them in (an import, the offline file, a
  * network catalog): catalog rows are shared by every account, so one account's file must not be
- * able to make another account's feeds or calendar huge.
+ * able to make another account's feeds or calendar huge. Longer values are refused from imports
+ * and the offline file, and shortened to the limit (ending in "…") from the network catalogs.
  */
 export const catalogLengths = {
   /** Show, movie, game and episode titles. */
@@ -37,7 +47,10 @@ export const catalogLengths = {
   posterUrl: 1_024,
 } as const;
 
-/** Calendar dates (air and release dates) outside this range are refused. */
+/**
+ * Calendar dates (air and release dates) outside this range are refused from imports and the
+ * offline file, and dropped (stored as unknown) from the network catalogs.
+ */
 export const catalogDateRange = { earliest: '1800-01-01', latest: '2199-12-31' } as const;
 
 /**

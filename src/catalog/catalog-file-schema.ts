@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { maxIntColumn } from '../limits.ts';
+import { catalogDateRange, maxIntColumn } from '../limits.ts';
 import { isValidLocalDate } from '../feeds/dates.ts';
+import { exceedsLength, isCatalogDate, quoted } from '../value-bounds.ts';
 import type { CatalogSource } from './provider.ts';
 
 /**
@@ -14,10 +15,23 @@ export function expected(what: string) {
   return (issue: { input?: unknown }) => (issue.input === undefined ? `missing, expected ${what}` : `expected ${what}`);
 }
 
-/** A calendar date `YYYY-MM-DD` (callers add how null and absence are read). */
+/** A calendar date `YYYY-MM-DD` inside catalogDateRange (callers add how null and absence are read). */
 export const localDateSchema = z
   .string({ error: expected('YYYY-MM-DD or null') })
-  .refine(isValidLocalDate, { error: (issue) => `expected YYYY-MM-DD or null ("${String(issue.input)}" is not a calendar date)` });
+  .refine(isValidLocalDate, { error: (issue) => `expected YYYY-MM-DD or null (${quoted(String(issue.input))} is not a calendar date)`, abort: true })
+  .refine(isCatalogDate, { error: (issue) => `expected a date from ${catalogDateRange.earliest} to ${catalogDateRange.latest} (${String(issue.input)} is outside)` });
+
+/** Text of at most `max` characters (src/limits.ts counts code points; zod's max counts UTF-16 units). */
+export function withinLength<T extends z.ZodType<string | null | undefined>>(schema: T, max: number) {
+  return schema.refine((text) => text == null || !exceedsLength(text, max), { error: `expected at most ${max} characters` });
+}
+
+/** A season or episode number up to the largest the database holds. */
+export const countSchema = (min: 0 | 1) =>
+  z
+    .int({ error: expected(`an integer ≥ ${min}`) })
+    .min(min, { error: `expected an integer ≥ ${min}` })
+    .max(maxIntColumn, { error: `expected an integer up to ${maxIntColumn}` });
 
 /** One external id: a positive 32-bit integer. */
 export const externalIdSchema = z

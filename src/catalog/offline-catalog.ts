@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { expected, externalIdSchema, firstProblem, idsSchema, localDateSchema, uniqueIds } from './catalog-file-schema.ts';
+import { catalogLengths } from '../limits.ts';
+import { countSchema, expected, externalIdSchema, firstProblem, idsSchema, localDateSchema, uniqueIds, withinLength } from './catalog-file-schema.ts';
 import {
   rankByTitle,
   type CatalogProvider,
@@ -34,22 +35,20 @@ const gameIds = requiredIds({ igdb: externalIdSchema.optional() });
 
 const dateOrNull = localDateSchema.nullable();
 
-const title = z.string({ error: expected('a non-empty string') }).trim().min(1, { error: 'expected a non-empty string' });
+// Every text and value within the catalog's bounds (src/limits.ts), as for imports and network
+// catalogs; here a value out of bounds refuses the file, naming where.
+const title = withinLength(z.string({ error: expected('a non-empty string') }).trim().min(1, { error: 'expected a non-empty string' }), catalogLengths.title);
 
-const optionalText = z
-  .string({ error: expected('a string or null') })
-  .nullish()
-  .transform((text) => (text === undefined || text === null || text.trim() === '' ? null : text));
+const optionalText = withinLength(z.string({ error: expected('a string or null') }).nullish(), catalogLengths.overview).transform((text) =>
+  text === undefined || text === null || text.trim() === '' ? null : text,
+);
 
-const poster = z
-  .url({ protocol: /^https?$/, error: 'expected an http(s) URL or null' })
-  .nullish()
-  .transform((url) => url ?? null);
+const poster = withinLength(z.url({ protocol: /^https?$/, error: 'expected an http(s) URL or null' }).nullish(), catalogLengths.posterUrl).transform((url) => url ?? null);
 
 const episodeSchema = z.object(
   {
-    season: z.int({ error: expected('an integer ≥ 0') }).min(0, { error: 'expected an integer ≥ 0' }),
-    number: z.int({ error: expected('an integer ≥ 1') }).min(1, { error: 'expected an integer ≥ 1' }),
+    season: countSchema(0),
+    number: countSchema(1),
     title: title.nullish().transform((text) => text ?? null),
     air_date: dateOrNull,
   },

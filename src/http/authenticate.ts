@@ -1,4 +1,6 @@
+import { inputLengths } from '../limits.ts';
 import { authenticateToken, type AuthenticatedAccount } from '../services/tokens.ts';
+import { exceedsLength } from '../value-bounds.ts';
 import { HttpError } from './responses.ts';
 
 /** Where an endpoint accepts the token from (machine-api.md §5, decisions.md "Paths"). */
@@ -6,7 +8,9 @@ export type TokenPlacement = 'header-or-query' | 'header-only';
 
 /**
  * Finds and checks the request's API token. The header (`Authorization: Bearer …`) is always
- * accepted; `?token=` only where `placement` allows it. Any failure is a 401 HttpError.
+ * accepted; `?token=` only where `placement` allows it. Any failure is a 401 HttpError. A token
+ * longer than inputLengths.apiToken is refused as it stands, before any lookup (a well-formed one
+ * has 42 characters; authenticateToken also refuses a malformed one without a query).
  */
 export async function authenticateRequest(request: Request, url: URL, placement: TokenPlacement): Promise<AuthenticatedAccount> {
   const header = request.headers.get('authorization');
@@ -23,6 +27,7 @@ export async function authenticateRequest(request: Request, url: URL, placement:
     token = queryToken;
   }
   if (!token) throw new HttpError(401, 'missing API token; send "Authorization: Bearer <API token>"');
+  if (exceedsLength(token, inputLengths.apiToken)) throw new HttpError(401, `invalid API token (longer than ${inputLengths.apiToken} characters)`);
   const account = await authenticateToken(token);
   if (!account) throw new HttpError(401, 'invalid API token');
   return account;

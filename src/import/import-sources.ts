@@ -5,6 +5,7 @@ import { grouveeWantsEntry, parseGrouveeFile } from './parse-grouvee.ts';
 import { parseSimklFile, simklWantsEntry } from './parse-simkl.ts';
 import { parseTraktFile, traktWantsEntry } from './parse-trakt.ts';
 import { parseTvTimeFiles, tvTimeWantsEntry } from './parse-tvtime.ts';
+import { validateImportDocument } from './validate-document.ts';
 
 /** How one source turns uploaded files into documents (one per file). */
 export interface ImportParser {
@@ -28,8 +29,20 @@ const fileByFile = (wantsEntry: EntryFilter, parseFile: (bytes: Uint8Array, file
   parseFile,
 });
 
-/** The sources `POST /api/import/{source}` and the importLibrary mutation take. */
-export const importParsers: Partial<Record<ImportSource, ImportParser>> = {
+/**
+ * A parser whose every document has passed validateImportDocument: the one place every source's
+ * documents are checked against the catalog's bounds, in both of importUploads' passes.
+ */
+function validated(parser: ImportParser): ImportParser {
+  const parseFile = parser.parseFile;
+  return {
+    wantsEntry: parser.wantsEntry,
+    parse: (files) => parser.parse(files).map((document) => validateImportDocument(document)),
+    parseFile: parseFile && ((bytes, fileName) => validateImportDocument(parseFile(bytes, fileName))),
+  };
+}
+
+const parsers: Partial<Record<ImportSource, ImportParser>> = {
   trakt: fileByFile(traktWantsEntry, parseTraktFile),
   simkl: fileByFile(simklWantsEntry, parseSimklFile),
   // TV Time files refer to each other (seen_episode.csv names shows the others give ids for).
@@ -38,6 +51,11 @@ export const importParsers: Partial<Record<ImportSource, ImportParser>> = {
   // This service's own export (one JSON document per file; zipped copies work too).
   airdate: fileByFile((baseName) => baseName.toLowerCase().endsWith('.json'), parseAirdateExport),
 };
+
+/** The sources `POST /api/import/{source}` and the importLibrary mutation take, each validated. */
+export const importParsers: Partial<Record<ImportSource, ImportParser>> = Object.fromEntries(
+  Object.entries(parsers).map(([source, parser]) => [source, validated(parser)]),
+);
 
 /** The sources with a parser, in a stable order. */
 export const availableImportSources = (Object.keys(importParsers) as ImportSource[]).sort();

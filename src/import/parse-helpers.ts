@@ -1,5 +1,6 @@
-import { parse as parseCsv } from 'csv-parse/sync';
-import { maxIntColumn } from '../limits.ts';
+import { CsvError, parse as parseCsv } from 'csv-parse/sync';
+import { inputLengths, maxIntColumn } from '../limits.ts';
+import { exceedsLength } from '../value-bounds.ts';
 import { ImportFileError } from './import-document.ts';
 
 /**
@@ -34,15 +35,31 @@ export interface CsvRow {
   get(column: string): string;
 }
 
-/** The rows of a CSV file with a header line; `required` columns must be in the header. */
+/**
+ * The rows of a CSV file with a header line; `required` columns must be in the header. A row whose
+ * cells hold more than inputLengths.importCsvRecord characters refuses the file.
+ */
 export function parseCsvFile(bytes: Uint8Array, fileName: string, required: string[] = []): CsvRow[] {
   const text = decodeText(bytes, fileName);
+  const maxRecord = inputLengths.importCsvRecord;
+  const tooLong = (line: number) => new ImportFileError(fileName, `line ${line}: the row has more than ${maxRecord} characters, the most one CSV row may have`);
   let records: string[][];
   try {
-    records = parseCsv(text, { bom: true, relax_column_count: true, skip_empty_lines: true });
+    // csv-parse's own bound stops a runaway row (a quote never closed) while it is read, so no cell
+    // of any size is held. It counts the cell being read in bytes and the earlier ones in UTF-16
+    // units, up to 4 per character: at 4× it never refuses a row within the limit, which is checked
+    // exactly below.
+    records = parseCsv(text, { bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 4 * maxRecord });
   } catch (error) {
+    if (error instanceof CsvError && error.code === 'CSV_MAX_RECORD_SIZE') throw tooLong(Number(error.lines));
     throw new ImportFileError(fileName, `is not valid CSV (${(error as Error).message})`);
   }
+  records.forEach((cells, index) => {
+    let units = 0;
+    for (const cell of cells) units += cell.length;
+    // UTF-16 units are at least the characters: only a row with more units needs counting.
+    if (units > maxRecord && exceedsLength(cells.join(''), maxRecord)) throw tooLong(index + 1);
+  });
   const [header, ...rows] = records;
   if (!header) throw new ImportFileError(fileName, 'is empty');
   const columns = new Map(header.map((name, index) => [name.trim().toLowerCase(), index]));

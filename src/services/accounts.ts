@@ -3,6 +3,8 @@ import { ConflictError, InputError, NotFoundError } from '../errors.ts';
 import type { Account } from '../generated/prisma/client.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
 import { canonicalTimeZone } from '../feeds/dates.ts';
+import { inputLengths } from '../limits.ts';
+import { exceedsLength, quoted } from '../value-bounds.ts';
 
 /** What the command line prints and other tools read about an account. */
 export interface PresentedAccount {
@@ -12,13 +14,13 @@ export interface PresentedAccount {
   webhookUrl: string | null;
 }
 
-const nameMaxLength = 64;
 // Letters and digits of any script, plus a few separators that are safe in a shell and a URL.
 const namePattern = /^[\p{L}\p{N}._@-]+$/u;
 
 /**
  * Creates an account. The name is trimmed and must be 1–64 letters, digits or `._-@`; the time
- * zone is an IANA name (default `UTC`), stored in its canonical spelling.
+ * zone is an IANA name (default `UTC`), stored in its canonical spelling. Every text is checked
+ * against its length in src/limits.ts before anything else looks at it.
  * Throws InputError for either, ConflictError when the name is taken.
  */
 export async function createAccount(props: {
@@ -44,6 +46,7 @@ export async function listAccounts(): Promise<Account[]> {
 
 /** The account with exactly this name (surrounding spaces ignored); NotFoundError otherwise. */
 export async function findAccountByName(name: string): Promise<Account> {
+  refuseLonger(name.trim(), inputLengths.accountName, 'name', 'the account name');
   const trimmed = name.trim().normalize('NFC');
   const account = await db().account.findUnique({ where: { name: trimmed } });
   if (!account) throw new NotFoundError(`unknown user "${trimmed}"`);
@@ -84,12 +87,19 @@ export function presentAccount(account: Pick<Account, 'id' | 'name' | 'timezone'
   return { id: account.id, name: account.name, timezone: account.timezone, webhookUrl: account.webhookUrl };
 }
 
+/** InputError naming `field` and the limit when `text` has more than `max` characters. */
+function refuseLonger(text: string, max: number, field: string, what: string): void {
+  if (exceedsLength(text, max)) throw new InputError(`${what} must be at most ${max} characters`, field);
+}
+
 function normaliseName(raw: string): string {
+  const trimmed = raw.trim();
+  // Checked before NFC too, so a megabyte name costs no normalisation.
+  refuseLonger(trimmed, inputLengths.accountName, 'name', 'the account name');
   // NFC so that "Zoë" typed on two keyboards is one account, not two look-alikes.
-  const name = raw.trim().normalize('NFC');
-  const length = [...name].length;
-  if (length === 0) throw new InputError('the account name must not be empty', 'name');
-  if (length > nameMaxLength) throw new InputError(`the account name must be at most ${nameMaxLength} characters`, 'name');
+  const name = trimmed.normalize('NFC');
+  if (name === '') throw new InputError('the account name must not be empty', 'name');
+  refuseLonger(name, inputLengths.accountName, 'name', 'the account name');
   if (!namePattern.test(name)) {
     throw new InputError(`invalid account name "${name}": use letters, digits and . _ - @ only`, 'name');
   }
@@ -98,23 +108,31 @@ function normaliseName(raw: string): string {
 
 /** The canonical spelling of an IANA time zone (`europe/paris` → `Europe/Paris`), or InputError. */
 function canonicalZoneOrFail(timeZone: string): string {
+  // Before Intl sees it: the longest real name has 32 characters.
+  refuseLonger(timeZone.trim(), inputLengths.timezone, 'timezone', 'the time zone');
   const canonical = canonicalTimeZone(timeZone.trim());
   if (canonical === null) throw new InputError(`unknown time zone "${timeZone}": use an IANA name such as Europe/Paris`, 'timezone');
   return canonical;
 }
 
-/** "" clears the webhook; anything else must be an absolute http(s) URL. */
+/**
+ * "" clears the webhook; anything else must be an absolute http(s) URL of at most
+ * inputLengths.webhookUrl characters, as sent and as stored (the URL parser percent-encodes
+ * spaces and non-ASCII characters, which can make the stored form up to nine times longer).
+ */
 function parseWebhookUrl(raw: string): string | null {
   const text = raw.trim();
   if (text === '') return null;
+  const tooLong = `the webhook URL must be at most ${inputLengths.webhookUrl} characters`;
+  if (exceedsLength(text, inputLengths.webhookUrl)) throw new InputError(tooLong, 'webhookUrl');
+  const invalid = `invalid webhook URL ${quoted(text)}: use an absolute http:// or https:// URL`;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new InputError(`invalid webhook URL "${raw}": use an absolute http:// or https:// URL`, 'webhookUrl');
+    throw new InputError(invalid, 'webhookUrl');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InputError(`invalid webhook URL "${raw}": use an absolute http:// or https:// URL`, 'webhookUrl');
-  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InputError(invalid, 'webhookUrl');
+  if (exceedsLength(url.href, inputLengths.webhookUrl)) throw new InputError(`${tooLong} once encoded (${url.href.length})`, 'webhookUrl');
   return url.href;
 }

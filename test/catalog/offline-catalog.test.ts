@@ -11,6 +11,8 @@ import {
   type OfflineCatalogFile,
 } from '../../src/catalog/offline-catalog.ts';
 import type { CatalogRecord, CatalogShow } from '../../src/catalog/provider.ts';
+import { createCatalogProviders } from '../../src/catalog/providers.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const folder = mkdtempSync(path.join(tmpdir(), 'airdate-catalog-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -96,11 +98,43 @@ describe('loadOfflineCatalog', () => {
     ['a missing air date', { shows: [show({ episodes: [{ season: 1, number: 1 }] })] }, 'shows[0].episodes[0].air_date: missing, expected YYYY-MM-DD or null'],
     ['the same episode twice', { shows: [show({ episodes: [episode({}), episode({ title: 'Again' })] })] }, 'shows[0].episodes[1]: duplicate episode (season 1, number 1 is already episodes[0])'],
     ['two shows sharing an id', { shows: [show({}), show({ ids: { tvdb: 9, tmdb: 1 }, title: 'B' })] }, 'shows[1].ids.tmdb: tmdb id 1 is already used by shows[0]'],
+    // The catalog's bounds (src/limits.ts), the same an import or a network catalog is held to.
+    ['a title of 501 characters', { shows: [show({ title: 'x'.repeat(501) })] }, 'shows[0].title: expected at most 500 characters'],
+    ['an episode title of 501 emoji', { shows: [show({ episodes: [episode({ title: '🎬'.repeat(501) })] })] }, 'shows[0].episodes[0].title: expected at most 500 characters'],
+    ['an overview of 10 001 characters', { movies: [{ ids: { tmdb: 2 }, title: 'M', overview: 'o'.repeat(10_001), release_date: null }] }, 'movies[0].overview: expected at most 10000 characters'],
+    ['a poster of 1 025 characters', { shows: [show({ poster: `https://img.example/${'p'.repeat(1_005)}` })] }, 'shows[0].poster: expected at most 1024 characters'],
+    ['a season past 32 bits', { shows: [show({ episodes: [episode({ season: 2 ** 31 })] })] }, 'shows[0].episodes[0].season: expected an integer up to 2147483647'],
+    ['an id past 32 bits', { games: [{ ids: { igdb: 2 ** 31 }, title: 'G', release_date: null }] }, 'games[0].ids.igdb: expected a positive integer up to 2147483647'],
+    ['an air date before 1800', { shows: [show({ episodes: [episode({ air_date: '1799-12-31' })] })] }, 'shows[0].episodes[0].air_date: expected a date from 1800-01-01 to 2199-12-31 (1799-12-31 is outside)'],
+    ['a release date after 2199', { games: [{ ids: { igdb: 3 }, title: 'G', release_date: '2200-01-01' }] }, 'games[0].release_date: expected a date from 1800-01-01 to 2199-12-31 (2200-01-01 is outside)'],
   ];
 
   it.each(invalidFiles)('refuses %s, naming the path and the problem', async (_case, content, problem) => {
     const file = writeCatalog(content);
     await expect(loadOfflineCatalog(file)).rejects.toThrow(new CatalogFileError(file, problem));
+  });
+
+  it('takes every value at its bound', async () => {
+    const atBounds = {
+      shows: [
+        show({
+          title: '🎬'.repeat(500),
+          poster: `https://img.example/${'p'.repeat(1_004)}`,
+          overview: 'é'.repeat(10_000),
+          episodes: [episode({ season: 2 ** 31 - 1, number: 2 ** 31 - 1, title: 'x'.repeat(500), air_date: '1800-01-01' })],
+        }),
+      ],
+      movies: [{ ids: { tmdb: 2 ** 31 - 1 }, title: 'M', release_date: '2199-12-31' }],
+    };
+    const catalog = await loadOfflineCatalog(writeCatalog(atBounds));
+    expect(catalog.records.map((record) => [...record.title].length)).toEqual([500, 1]);
+  });
+
+  it('an over-long title stops the start, naming the path and the problem, before anything is stored', async () => {
+    const file = writeCatalog({ shows: [show({ title: 'x'.repeat(1_000_000) })] });
+    const config = loadConfig({ AIRDATE_DATA_DIR: folder, AIRDATE_CATALOG_FILE: file, AIRDATE_LOG_LEVEL: 'silent' });
+    // What createApp runs first at start; the database is never opened here, so nothing can be stored.
+    await expect(createCatalogProviders(config, { warn: () => {} })).rejects.toThrow(new CatalogFileError(file, 'shows[0].title: expected at most 500 characters'));
   });
 
   it('reports the first problem in file order when there are several', async () => {

@@ -7,6 +7,7 @@ import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { isWellFormedToken } from '../../src/auth/token-format.ts';
 import { runCommand } from '../../src/cli/run-command.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { inputLengths } from '../../src/limits.ts';
 import { closeDatabase, db, openDatabase } from '../../src/db/client.ts';
 import { postgresMigrationsDir, readMigrations, sqliteMigrationsDir } from '../../src/db/migrate.ts';
 import { authenticateToken } from '../../src/services/tokens.ts';
@@ -113,6 +114,32 @@ describe('user set', () => {
     const result = await run(['user', 'set', name, '--webhook-url', '']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout[0]!).webhookUrl).toBeNull();
+  });
+});
+
+describe('text limits (src/limits.ts inputLengths): the limit is taken, one character more is refused and nothing is stored', () => {
+  const accountsNamed = async (name: string) => (await run(['user', 'list'])).stdout.filter((line) => JSON.parse(line).name === name).length;
+
+  it('account names: 64 characters (letters of any script count one each), not 65', async () => {
+    const atLimit = `${'語'.repeat(32)}${randomUUID().replace(/-/g, '')}`;
+    expect([...atLimit]).toHaveLength(inputLengths.accountName);
+    expect((await run(['user', 'create', atLimit])).code).toBe(0);
+    const tooLong = `${atLimit.slice(0, -1)}ab`;
+    expect(await run(['user', 'create', tooLong])).toEqual({ code: 2, stdout: [], stderr: ['airdate: the account name must be at most 64 characters'] });
+    expect(await accountsNamed(tooLong)).toBe(0);
+    // Looking an account up by a name past the limit is refused the same way.
+    expect((await run(['token', 'show', 'n'.repeat(100_000)])).stderr).toEqual(['airdate: the account name must be at most 64 characters']);
+  });
+
+  it('time zones and webhook URLs on user set', async () => {
+    const name = await makeUser('--timezone', 'Asia/Tokyo');
+    const webhookUrl = `https://hooks.example/${'h'.repeat(inputLengths.webhookUrl - 22)}`;
+    expect(JSON.parse((await run(['user', 'set', name, '--webhook-url', webhookUrl])).stdout[0]!).webhookUrl).toBe(webhookUrl);
+    expect((await run(['user', 'set', name, '--webhook-url', `${webhookUrl}h`])).stderr).toEqual(['airdate: the webhook URL must be at most 2048 characters']);
+    expect((await run(['user', 'set', name, '--timezone', 'T'.repeat(inputLengths.timezone + 1)])).stderr).toEqual(['airdate: the time zone must be at most 64 characters']);
+    expect((await run(['user', 'create', `other-${randomUUID().slice(0, 8)}`, '--timezone', 'T'.repeat(1_000_000)])).stderr).toEqual(['airdate: the time zone must be at most 64 characters']);
+    const [stored] = (await run(['user', 'list'])).stdout.map((line) => JSON.parse(line)).filter((account) => account.name === name);
+    expect(stored).toMatchObject({ timezone: 'Asia/Tokyo', webhookUrl });
   });
 });
 

@@ -1,0 +1,76 @@
+import { catalogLengths, maxIntColumn } from '../limits.ts';
+import { isCatalogDate, isIntColumnCount, isIntColumnId, isPosterUrl, quoted, shortenText } from '../value-bounds.ts';
+import { hasMatchableId, type CatalogEpisode, type CatalogProvider, type CatalogRecord, type CatalogSource, type ExternalIds } from './provider.ts';
+
+/**
+ * Catalog records brought within the bounds of src/limits.ts on their way to the catalog store.
+ * Catalog rows are shared by every account, so an odd value from a catalog must not reach anyone's
+ * feeds, calendar or search, yet a real item must not be lost over one odd value either:
+ * - text longer than its limit (titles, episode titles, overviews) is shortened to the limit,
+ *   ending in "…" (shortenText: cut between code points);
+ * - an optional value that is out of bounds is dropped to null: a poster that is not an http(s)
+ *   URL or is too long, an air or release date outside catalogDateRange;
+ * - an episode whose season or number is outside 0…maxIntColumn is left out;
+ * - an id outside 1…maxIntColumn is dropped, and an item left without an id its kind is matched by
+ *   is refused (it could neither be stored nor found again).
+ * Each episode left out and each item refused is logged at warn, once per record.
+ *
+ * The offline file is held to the same bounds by its schema (catalog-file-schema.ts), which
+ * refuses the file instead: an operator's file is fixed by its operator.
+ */
+export function boundCatalogRecord(record: CatalogRecord, provider: string, warn: (message: string) => void): CatalogRecord | null {
+  const ids: ExternalIds = {};
+  for (const [source, id] of Object.entries(record.ids) as [CatalogSource, number | undefined][]) {
+    if (id !== undefined && isIntColumnId(id)) ids[source] = id;
+  }
+  const name = `${record.kind} ${quoted(record.title)}`;
+  if (!hasMatchableId({ kind: record.kind, ids })) {
+    warn(`catalog provider ${provider}: refused ${name}: no id from 1 to ${maxIntColumn} (${JSON.stringify(record.ids)})`);
+    return null;
+  }
+  const shared = {
+    ids,
+    title: shortenText(record.title, catalogLengths.title),
+    poster: record.poster !== null && isPosterUrl(record.poster) ? record.poster : null,
+    overview: record.overview === null ? null : shortenText(record.overview, catalogLengths.overview),
+  };
+  if (record.kind !== 'show') return { ...record, ...shared, releaseDate: boundDate(record.releaseDate) };
+  const episodes: CatalogEpisode[] = [];
+  let leftOut = 0;
+  for (const episode of record.episodes) {
+    if (!isIntColumnCount(episode.season) || !isIntColumnCount(episode.number)) {
+      leftOut += 1;
+      continue;
+    }
+    const title = episode.title === null ? null : shortenText(episode.title, catalogLengths.title);
+    episodes.push({ season: episode.season, number: episode.number, title, airDate: boundDate(episode.airDate) });
+  }
+  if (leftOut > 0) {
+    warn(`catalog provider ${provider}: ${name} ${JSON.stringify(ids)}: left out ${leftOut} episode(s) whose season or number is not from 0 to ${maxIntColumn}`);
+  }
+  return { ...record, ...shared, episodes };
+}
+
+function boundDate(date: string | null): string | null {
+  return date !== null && isCatalogDate(date) ? date : null;
+}
+
+/**
+ * `provider` with every record it answers brought within bounds (boundCatalogRecord): what the
+ * catalog service asks, so every record that reaches the catalog store, a search ranking or a
+ * lookup's answer has passed it.
+ */
+export function withCatalogBounds(provider: CatalogProvider, warn: (message: string) => void): CatalogProvider {
+  const bound = (records: CatalogRecord[]) => records.flatMap((record) => boundCatalogRecord(record, provider.name, warn) ?? []);
+  const listAll = provider.listAll?.bind(provider);
+  return {
+    name: provider.name,
+    lookup: async (kind, source, externalId) => {
+      const record = await provider.lookup(kind, source, externalId);
+      return record === null ? null : boundCatalogRecord(record, provider.name, warn);
+    },
+    search: async (query, kind) => bound(await provider.search(query, kind)),
+    refresh: async (items) => bound(await provider.refresh(items)),
+    ...(listAll ? { listAll: async () => bound(await listAll()) } : {}),
+  };
+}
