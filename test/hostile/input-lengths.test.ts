@@ -27,17 +27,20 @@ const updateSettings = `mutation($input: UpdateSettingsInput!) { updateSettings(
 const stored = async (accountId: number) => db().account.findUniqueOrThrow({ where: { id: accountId }, select: { timezone: true, webhookUrl: true, feedVersion: true } });
 
 describe('updateSettings', () => {
-  it('time zone: 64 characters reach the IANA check, 65 or a megabyte are refused for their length, nothing changes', async () => {
+  it('time zone: 64 characters reach the IANA check, 65 or 200 000 are refused for their length, a megabyte by the body limit, nothing changes', async () => {
     const account = await makeAccount({ timezone: 'Europe/Berlin' });
     const before = await stored(account.id);
     const atLimit = `Europe/${'x'.repeat(inputLengths.timezone - 7)}`;
     const answer = await graphql(app, account.token, updateSettings, { input: { timezone: atLimit } });
     expect(answer.json.data.updateSettings).toMatchObject({ __typename: 'InputError', field: 'timezone' });
     expect(answer.json.data.updateSettings.message).toMatch(/^unknown time zone "Europe\/x+"/);
-    for (const timezone of [`${atLimit}x`, 'Europe/'.padEnd(1_000_000, 'x')]) {
+    for (const timezone of [`${atLimit}x`, 'Europe/'.padEnd(200_000, 'x')]) {
       const refused = await graphql(app, account.token, updateSettings, { input: { timezone } });
       expect(refused.json.data.updateSettings).toEqual({ __typename: 'InputError', field: 'timezone', message: 'the time zone must be at most 64 characters' });
     }
+    // A request body past AIRDATE_MAX_JSON_KB (256 KB) never reaches GraphQL.
+    const megabyte = await graphql(app, account.token, updateSettings, { input: { timezone: 'Europe/'.padEnd(1_000_000, 'x') } });
+    expect(megabyte.status).toBe(413);
     expect(await stored(account.id)).toEqual(before);
   });
 
