@@ -6,6 +6,7 @@ import { closeDatabase, db, openDatabase } from './db/client.ts';
 import { initSecretKey } from './auth/secret-key.ts';
 import { authenticateRequest, redactedPath, type TokenPlacement } from './http/authenticate.ts';
 import { errorResponse, HttpError, json } from './http/responses.ts';
+import { quotedPath } from './http/request-target.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createMachineHandlers, type MachineHandler } from './rest/machine-routes.ts';
 import { createImportHandler } from './rest/import-route.ts';
@@ -94,7 +95,7 @@ export async function createApp(config: Config): Promise<App> {
     if (path === '/readyz') return readiness(logger, jobs);
     if (path === '/graphql') return graphql(request, url);
     const found = routes.get(path);
-    if (!found) throw new HttpError(404, `no such endpoint: ${request.method} ${url.pathname}`);
+    if (!found) throw new HttpError(404, `no such endpoint: ${request.method} ${quotedPath(url.pathname)}`);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     const handler = found.methods[method as keyof Route['methods']];
     if (!handler) {
@@ -119,10 +120,11 @@ export async function createApp(config: Config): Promise<App> {
     logger,
     jobs,
     async fetch(request) {
-      const url = new URL(request.url);
       const started = performance.now();
+      let url: URL | undefined;
       let response: Response;
       try {
+        url = requestUrl(request);
         response = await route(request, url);
       } catch (error) {
         if (error instanceof HttpError) {
@@ -130,12 +132,17 @@ export async function createApp(config: Config): Promise<App> {
         } else if (error instanceof AppError) {
           // An expected failure a route's own code ran into (a service's validation): its status.
           response = errorResponse(error.status, error.message);
+        } else if (request.signal.aborted && (error as Error | undefined)?.name === 'AbortError') {
+          // The connection closed before the answer (the client left, or the server refused the
+          // rest of a malformed body): work for it was cancelled, nobody reads this.
+          logger.info(`${request.method} ${url ? redactedPath(url) : '(no URL)'}: the connection closed before the request was answered`);
+          response = errorResponse(400, 'the connection closed before the request was answered');
         } else {
-          logger.error(`${request.method} ${redactedPath(url)} failed`, error);
+          logger.error(`${request.method} ${url ? redactedPath(url) : '(no URL)'} failed`, error);
           response = errorResponse(500, 'internal server error');
         }
       }
-      if (logger.debugEnabled) logger.debug(`${request.method} ${redactedPath(url)} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
+      if (logger.debugEnabled) logger.debug(`${request.method} ${url ? redactedPath(url) : '(unreadable URL)'} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
       return response;
     },
     async close() {
@@ -143,6 +150,19 @@ export async function createApp(config: Config): Promise<App> {
       await closeDatabase();
     },
   };
+}
+
+/**
+ * The request's URL. The Node server (http/node-server.ts) only passes requests whose target and
+ * Host make one, but `fetch` is also called directly (tests, other adapters): a URL that cannot be
+ * read is the client's fault, a 400, not a crash.
+ */
+function requestUrl(request: Request): URL {
+  try {
+    return new URL(request.url);
+  } catch {
+    throw new HttpError(400, 'the request URL cannot be read (check the request target and the Host header)');
+  }
 }
 
 /** `POST /api/import/{source}` for every source with a parser; any other source is a 404. */

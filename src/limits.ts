@@ -45,3 +45,28 @@ export const catalogDateRange = { earliest: '1800-01-01', latest: '2199-12-31' }
  * is fine; a watch in the future is not).
  */
 export const historyTimeRange = { earliest: '1900-01-01T00:00:00.000Z', aheadOfNowMs: 24 * 60 * 60 * 1000 } as const;
+
+/**
+ * Bounds of one HTTP connection, set on the Node server (src/http/node-server.ts). Past them Node
+ * refuses the request before the app sees it, and the server answers a short JSON error.
+ */
+export const httpLimits = {
+  /** Request line and header fields together (Node's default): past it, 431. */
+  requestHeaderBytes: 16 * 1024,
+  /** Time to receive the request line and headers (Node's default): past it, 408. */
+  headersTimeoutMs: 60_000,
+  /** Time to receive a whole request, body included (Node's default; 50 MB at ~1.4 Mbit/s): past it, 408. */
+  requestTimeoutMs: 300_000,
+  /** How often Node checks the two timeouts above (its default), so they can be late by up to this. */
+  timeoutCheckMs: 30_000,
+  /** Idle keep-alive connections are closed after this; above the 60 s of common load balancers. */
+  keepAliveTimeoutMs: 65_000,
+  /** How long a connection refused at the edge is kept open for the client to read the answer. */
+  refusedLingerMs: 2_000,
+  /** Longest part of a request target quoted back in an error message or a log line. */
+  quotedTargetChars: 200,
+} as const;
+
+/** The shape of `httpLimits`, with any numbers (tests shorten the timeouts). */
+export type HttpLimits = Record<keyof typeof httpLimits, number>;
+
