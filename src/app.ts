@@ -2,7 +2,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { AppError } from './errors.ts';
 import type { Config } from './config.ts';
-import { closeDatabase, db, openDatabase } from './db/client.ts';
+import { closeDatabase, db, openDatabase, postgresPool } from './db/client.ts';
 import { initSecretKey } from './auth/secret-key.ts';
 import { authenticateRequest, redactedPath, type TokenPlacement } from './http/authenticate.ts';
 import { errorResponse, HttpError, json } from './http/responses.ts';
@@ -20,6 +20,7 @@ import { createCatalogProviders } from './catalog/providers.ts';
 import { createCatalogService } from './services/catalog.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { createScheduler, type Scheduler } from './jobs/scheduler.ts';
+import { rateLimitWindowSeconds } from './limits.ts';
 
 /** The whole server, built without listening: tests call `fetch` in-process. */
 export interface App {
@@ -67,11 +68,15 @@ export async function createApp(config: Config): Promise<App> {
     context: ({ account }): GraphQLContext => ({ account, services, source: 'graphql' }),
   });
 
-  const limiter = createRateLimiter(config.limits.requestsPerMinute);
+  // Shared by every process on a PostgreSQL database; per process on SQLite.
+  const limiter = createRateLimiter(
+    { name: 'requests', points: config.limits.requestsPerMinute, windowSeconds: rateLimitWindowSeconds.requests },
+    { pool: postgresPool(), logger },
+  );
   /** The one way in for token-carrying requests: authenticated, then counted against the account's rate. */
   const authenticate = async (request: Request, url: URL, placement: TokenPlacement) => {
     const account = await authenticateRequest(request, url, placement);
-    limiter.take(account.id);
+    await limiter.take(String(account.id));
     return account;
   };
 
@@ -131,7 +136,7 @@ export async function createApp(config: Config): Promise<App> {
           response = errorResponse(error.status, error.message, error.headers);
         } else if (error instanceof AppError) {
           // An expected failure a route's own code ran into (a service's validation): its status.
-          response = errorResponse(error.status, error.message);
+          response = errorResponse(error.status, error.message, error.headers);
         } else if (request.signal.aborted && (error as Error | undefined)?.name === 'AbortError') {
           // The connection closed before the answer (the client left, or the server refused the
           // rest of a malformed body): work for it was cancelled, nobody reads this.

@@ -70,3 +70,9 @@ export const httpLimits = {
 /** The shape of `httpLimits`, with any numbers (tests shorten the timeouts). */
 export type HttpLimits = Record<keyof typeof httpLimits, number>;
 
+/**
+ * Windows of the rate limits (src/http/rate-limit.ts), in seconds: a key gets its limit's points
+ * per window, counted from its first request in it. `requests`: every token-carrying request of an
+ * account (AIRDATE_RATE_LIMIT_PER_MINUTE).
+ */
+export const rateLimitWindowSeconds = { requests: 60 } as const;

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
+import type pg from 'pg';
 import type { Config } from '../config.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { DatabaseError } from './errors.ts';
@@ -14,6 +15,7 @@ export { DatabaseError };
 let current: PrismaClient | undefined;
 let currentReader: FastReader | undefined;
 let currentKind: Config['database']['kind'] = 'sqlite';
+let currentPool: pg.Pool | undefined;
 let queryCount = 0;
 
 /** Number of SQL queries this process has sent since start; differences count a request's queries. */
@@ -34,6 +36,15 @@ export function db(): PrismaClient {
 export function fastReader(): FastReader {
   if (!currentReader) throw new DatabaseError('the database is not open (call openDatabase first)');
   return currentReader;
+}
+
+/**
+ * The PostgreSQL connection pool Prisma and the fast reader share, for the few other users of the
+ * database (the shared rate limit); undefined on SQLite.
+ */
+export function postgresPool(): pg.Pool | undefined {
+  db();
+  return currentPool;
 }
 
 /** Which database the open client talks to, for the few queries that must differ (e.g. case-insensitive search). */
@@ -57,10 +68,11 @@ const sqlitePragmas = [
  */
 export async function openDatabase(config: Config, options: { migrate?: boolean } = {}): Promise<PrismaClient> {
   if (current) return current;
-  const { client, reader } =
+  const { client, reader, pool } =
     config.database.kind === 'postgres' ? await openPostgres(config.database.url, options) : await openSqlite(config.database.file, options);
   current = client;
   currentReader = reader;
+  currentPool = pool;
   currentKind = config.database.kind;
   return client;
 }
@@ -75,6 +87,7 @@ function countQuery(): void {
 interface OpenedDatabase {
   client: PrismaClient;
   reader: FastReader;
+  pool?: pg.Pool;
 }
 
 async function openSqlite(file: string, options: { migrate?: boolean }): Promise<OpenedDatabase> {
@@ -126,7 +139,7 @@ async function openPostgres(url: string, options: { migrate?: boolean }): Promis
     throw new DatabaseError(`cannot use PostgreSQL at ${describeUrl(url)}: ${explainConnectError(error)}`);
   }
   const reader = openPostgresReader(pool, countQuery, pg.types);
-  return { client, reader: { rows: reader.rows, close: () => pool.end() } };
+  return { client, reader: { rows: reader.rows, close: () => pool.end() }, pool };
 }
 
 /** Closes the process's database connection; `db()` fails afterwards until it is opened again. */
@@ -135,6 +148,7 @@ export async function closeDatabase(): Promise<void> {
   const reader = currentReader;
   current = undefined;
   currentReader = undefined;
+  currentPool = undefined;
   await settleUnawaitedWrites();
   await client?.$disconnect();
   await reader?.close();
