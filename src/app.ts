@@ -96,20 +96,18 @@ export async function createApp(config: Config): Promise<App> {
 
   async function route(request: Request, url: URL): Promise<Response> {
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-    if (path === '/healthz') return json(200, { ok: true });
-    if (path === '/readyz') return readiness(logger, jobs);
     if (path === '/graphql') return graphql(request, url);
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    if (path === '/healthz' || path === '/readyz') {
+      if (method !== 'GET') throw methodNotAllowed(request, ['GET']);
+      return headAware(request, path === '/healthz' ? json(200, { ok: true }) : await readiness(logger, jobs));
+    }
     const found = routes.get(path);
     if (!found) throw new HttpError(404, `no such endpoint: ${request.method} ${quotedPath(url.pathname)}`);
-    const method = request.method === 'HEAD' ? 'GET' : request.method;
     const handler = found.methods[method as keyof Route['methods']];
-    if (!handler) {
-      const allow = Object.keys(found.methods).join(', ');
-      throw new HttpError(405, `method ${request.method} is not allowed here; use ${allow}`, { allow });
-    }
+    if (!handler) throw methodNotAllowed(request, Object.keys(found.methods));
     const account = await authenticate(request, url, found.auth);
-    const response = await handler(request, { account, services, source: 'api' });
-    return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
+    return headAware(request, await handler(request, { account, services, source: 'api' }));
   }
 
   async function graphql(request: Request, url: URL): Promise<Response> {
@@ -155,6 +153,17 @@ export async function createApp(config: Config): Promise<App> {
       await closeDatabase();
     },
   };
+}
+
+/** 405 naming the methods a path takes, in `Allow` and the message (GET brings HEAD along). */
+function methodNotAllowed(request: Request, methods: string[]): HttpError {
+  const allow = methods.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])).join(', ');
+  return new HttpError(405, `method ${request.method} is not allowed here; use ${allow}`, { allow });
+}
+
+/** A GET's response, as a HEAD's when the request is one: the same status and headers, no body. */
+function headAware(request: Request, response: Response): Response {
+  return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
 }
 
 /**
