@@ -129,9 +129,14 @@ function parserRefusal(error: NodeJS.ErrnoException & { reason?: string }, limit
 
 const jsonType = 'application/json; charset=utf-8';
 
+/**
+ * A refusal of a request Node parsed but the app will not see. The connection is closed after it:
+ * the client is broken, and a body it may still be sending would otherwise be read to the end
+ * to keep the connection alive.
+ */
 function sendError(response: ServerResponse, status: number, message: string): void {
   const body = JSON.stringify({ error: message });
-  response.writeHead(status, { 'content-type': jsonType, 'content-length': Buffer.byteLength(body) });
+  response.writeHead(status, { 'content-type': jsonType, 'content-length': Buffer.byteLength(body), connection: 'close' });
   response.end(body);
 }
 

@@ -107,8 +107,17 @@ describe('request targets and Host headers the app cannot take as they are', () 
       ['', /Host header is missing/],
     ];
     for (const [hostLines, message] of cases) {
-      expectRefusal(await exchange(`GET /healthz HTTP/1.1\r\n${hostLines}\r\n`), 400, message);
+      const refused = await exchange(`GET /healthz HTTP/1.1\r\n${hostLines}\r\n`);
+      expectRefusal(refused, 400, message);
+      expect(refused.headers.connection).toBe('close');
     }
+    // A body sent along is not read: the connection closes after the answer (rawRequest would
+    // wait 3 s for a second answer on an open one).
+    const sent = performance.now();
+    const withBody = await rawRequest(port, `POST /api/machine/sync HTTP/1.1\r\nHost: [::1\r\nContent-Length: 100000000\r\n\r\n{}`, { expect: 2, holdMs: 3_000 });
+    expect(performance.now() - sent).toBeLessThan(1_500);
+    expect(withBody).toHaveLength(1);
+    expectRefusal(withBody[0]!, 400, /Host header/);
     expectLoggedAtInfo(/refused GET \/healthz: the Host header is not a valid host\[:port\]/);
     for (const fine of ['Host: \r\n', 'Host: [::1]:4000\r\n', 'Host: example.com\r\n', 'Host: localhost:4000\r\n', 'Host: 10.0.0.7\r\n']) {
       expect((await exchange(`GET /healthz HTTP/1.1\r\n${fine}\r\n`)).status, fine).toBe(200);
