@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { postgresPool } from '../src/db/client.ts';
+import { postgresCountersPool } from '../src/db/client.ts';
 import { createRateLimiter } from '../src/http/rate-limit.ts';
 import { createAccount } from '../src/services/accounts.ts';
 import { showToken } from '../src/services/tokens.ts';
@@ -21,7 +21,7 @@ const env = { AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', DATABASE_URL
 // Far above what the benchmark sends, so every request is counted and none refused.
 const limited = await createApp(loadConfig({ ...env, AIRDATE_RATE_LIMIT_PER_MINUTE: '1000000' }));
 const unlimited = await createApp(loadConfig({ ...env, AIRDATE_RATE_LIMIT_PER_MINUTE: '0' }));
-const kind = postgresPool() ? 'PostgreSQL (shared limit)' : 'SQLite (in-process limit)';
+const kind = postgresCountersPool() ? 'PostgreSQL (shared limit)' : 'SQLite (in-process limit)';
 const account = await createAccount({ name: `bench-${Date.now()}`, timezone: 'UTC' });
 const token = await showToken({ accountId: account.id });
 
@@ -36,7 +36,7 @@ const timed = async (work: () => Promise<unknown>) => {
   return performance.now() - started;
 };
 
-const { take } = createRateLimiter({ name: 'bench', points: 1_000_000, windowSeconds: 60 }, { pool: postgresPool(), logger: limited.logger });
+const { take } = createRateLimiter({ name: 'bench', points: 1_000_000, windowSeconds: 60 }, { pool: postgresCountersPool(), logger: limited.logger });
 for (let warm = 0; warm < 200; warm += 1) await take('warm');
 const alone: number[] = [];
 for (let sample = 0; sample < samples; sample += 1) alone.push(await timed(() => take(String(account.id))));

@@ -2,7 +2,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { AppError } from './errors.ts';
 import type { Config } from './config.ts';
-import { closeDatabase, db, openDatabase, postgresPool } from './db/client.ts';
+import { closeDatabase, db, openDatabase, postgresCountersPool } from './db/client.ts';
 import { initSecretKey } from './auth/secret-key.ts';
 import { authenticateRequest, redactedPath, type TokenPlacement } from './http/authenticate.ts';
 import { errorResponse, HttpError, json } from './http/responses.ts';
@@ -71,7 +71,7 @@ export async function createApp(config: Config): Promise<App> {
   // Shared by every process on a PostgreSQL database; per process on SQLite.
   const limiter = createRateLimiter(
     { name: 'requests', points: config.limits.requestsPerMinute, windowSeconds: rateLimitWindowSeconds.requests },
-    { pool: postgresPool(), logger },
+    { pool: postgresCountersPool(), logger },
   );
   /** The one way in for token-carrying requests: authenticated, then counted against the account's rate. */
   const authenticate = async (request: Request, url: URL, placement: TokenPlacement) => {

@@ -31,7 +31,7 @@ export interface RateLimitOptions {
 }
 
 export interface RateLimitStore {
-  /** The application's PostgreSQL pool (db/client.ts postgresPool()); undefined: count in memory. */
+  /** A PostgreSQL pool to count in (db/client.ts postgresCountersPool()); undefined: count in memory. */
   pool: pg.Pool | undefined;
   logger: Logger;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { db, postgresPool } from '../../src/db/client.ts';
+import { db, postgresCountersPool } from '../../src/db/client.ts';
 import { RateLimitedError } from '../../src/errors.ts';
 import { createRateLimiter, type RateLimitOptions } from '../../src/http/rate-limit.ts';
 import { createLogger } from '../../src/log.ts';
@@ -11,7 +11,7 @@ const { app } = await useTestApp({ AIRDATE_RATE_LIMIT_PER_MINUTE: '3' });
 const onPostgres = testDatabaseKind() === 'postgres';
 
 /** A limiter on the test's database, as the app builds one (shared on PostgreSQL, in memory on SQLite). */
-const limiter = (options: RateLimitOptions) => createRateLimiter(options, { pool: postgresPool(), logger: createLogger('silent') });
+const limiter = (options: RateLimitOptions) => createRateLimiter(options, { pool: postgresCountersPool(), logger: createLogger('silent') });
 let serial = 0;
 /** A limit name no other test uses (the PostgreSQL table outlives each limiter). */
 const fresh = (label: string) => `${label}-${process.pid}-${++serial}`;
@@ -51,6 +51,12 @@ describe('rate limit per account', () => {
     // statements until its window ends); on SQLite they stay in the process.
     const rows = await db().rateLimit.findMany({ where: { key: { in: [`requests:${account.id}`, `requests:${other.id}`] } }, orderBy: { points: 'desc' } });
     expect(rows.map((row) => row.points)).toEqual(onPostgres ? [4, 1] : []);
+  });
+
+  it.runIf(onPostgres)('counts on connections that commit without waiting for the WAL flush, and only those', async () => {
+    const setting = async (query: () => Promise<{ synchronous_commit: string }[]>) => (await query())[0]!.synchronous_commit;
+    expect(await setting(async () => (await postgresCountersPool()!.query('SHOW synchronous_commit')).rows)).toBe('off');
+    expect(await setting(() => db().$queryRawUnsafe('SHOW synchronous_commit'))).toBe('on');
   });
 
   it('allows a burst of the limit per window, then refuses until the window ends', async () => {
