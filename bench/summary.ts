@@ -3,9 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createServerAdapter } from '@whatwg-node/server';
 import autocannon from 'autocannon';
 import { createApp } from '../src/app.ts';
+import { createHttpServer } from '../src/http/node-server.ts';
 import { loadConfig } from '../src/config.ts';
 import { localDate } from '../src/feeds/dates.ts';
 import { createAccount } from '../src/services/accounts.ts';
@@ -65,7 +65,8 @@ async function load(url: string, headers: Record<string, string>): Promise<{ rps
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
 }
 
-const airdate = createServer(createServerAdapter((request: Request) => app.fetch(request)));
+// The server `serve` listens with (src/http/node-server.ts).
+const airdate = createHttpServer(app);
 const bare = createServer((_request, response) => {
   response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
   response.end(body);

@@ -1,9 +1,10 @@
 import { AppError } from './errors.ts';
 import type { Config } from './config.ts';
-import { closeDatabase, db, openDatabase } from './db/client.ts';
+import { closeDatabase, db, openDatabase, postgresCountersPool } from './db/client.ts';
 import { initSecretKey } from './auth/secret-key.ts';
 import { authenticateRequest, redactedPath, type TokenPlacement } from './http/authenticate.ts';
 import { errorResponse, HttpError, json } from './http/responses.ts';
+import { quotedPath } from './http/request-target.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createMachineHandlers, type MachineHandler } from './rest/machine-routes.ts';
 import { createImportHandler } from './rest/import-route.ts';
@@ -16,6 +17,7 @@ import { createCatalogProviders } from './catalog/providers.ts';
 import { createCatalogService } from './services/catalog.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { createScheduler, type Scheduler } from './jobs/scheduler.ts';
+import { rateLimitWindowSeconds } from './limits.ts';
 
 /** The whole server, built without listening: tests call `fetch` in-process. */
 export interface App {
@@ -47,11 +49,15 @@ export async function createApp(config: Config): Promise<App> {
 
   const graphqlEndpoint = createGraphQLEndpoint({ config, logger, services });
 
-  const limiter = createRateLimiter(config.limits.requestsPerMinute);
+  // Shared by every process on a PostgreSQL database; per process on SQLite.
+  const limiter = createRateLimiter(
+    { name: 'requests', points: config.limits.requestsPerMinute, windowSeconds: rateLimitWindowSeconds.requests },
+    { pool: postgresCountersPool(), logger },
+  );
   /** The one way in for token-carrying requests: authenticated, then counted against the account's rate. */
   const authenticate = async (request: Request, url: URL, placement: TokenPlacement) => {
     const account = await authenticateRequest(request, url, placement);
-    limiter.take(account.id);
+    await limiter.take(String(account.id));
     return account;
   };
 
@@ -71,20 +77,18 @@ export async function createApp(config: Config): Promise<App> {
 
   async function route(request: Request, url: URL): Promise<Response> {
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-    if (path === '/healthz') return json(200, { ok: true });
-    if (path === '/readyz') return readiness(logger, jobs);
     if (path === '/graphql') return graphql(request, url);
-    const found = routes.get(path);
-    if (!found) throw new HttpError(404, `no such endpoint: ${request.method} ${url.pathname}`);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
-    const handler = found.methods[method as keyof Route['methods']];
-    if (!handler) {
-      const allow = Object.keys(found.methods).join(', ');
-      throw new HttpError(405, `method ${request.method} is not allowed here; use ${allow}`, { allow });
+    if (path === '/healthz' || path === '/readyz') {
+      if (method !== 'GET') throw methodNotAllowed(request, ['GET']);
+      return headAware(request, path === '/healthz' ? json(200, { ok: true }) : await readiness(logger, jobs));
     }
+    const found = routes.get(path);
+    if (!found) throw new HttpError(404, `no such endpoint: ${request.method} ${quotedPath(url.pathname)}`);
+    const handler = found.methods[method as keyof Route['methods']];
+    if (!handler) throw methodNotAllowed(request, Object.keys(found.methods));
     const account = await authenticate(request, url, found.auth);
-    const response = await handler(request, { account, services, source: 'api' });
-    return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
+    return headAware(request, await handler(request, { account, services, source: 'api' }));
   }
 
   async function graphql(request: Request, url: URL): Promise<Response> {
@@ -97,23 +101,29 @@ export async function createApp(config: Config): Promise<App> {
     logger,
     jobs,
     async fetch(request) {
-      const url = new URL(request.url);
       const started = performance.now();
+      let url: URL | undefined;
       let response: Response;
       try {
+        url = requestUrl(request);
         response = await route(request, url);
       } catch (error) {
         if (error instanceof HttpError) {
           response = errorResponse(error.status, error.message, error.headers);
         } else if (error instanceof AppError) {
           // An expected failure a route's own code ran into (a service's validation): its status.
-          response = errorResponse(error.status, error.message);
+          response = errorResponse(error.status, error.message, error.headers);
+        } else if (request.signal.aborted && (error as Error | undefined)?.name === 'AbortError') {
+          // The connection closed before the answer (the client left, or the server refused the
+          // rest of a malformed body): work for it was cancelled, nobody reads this.
+          logger.info(`${request.method} ${url ? redactedPath(url) : '(no URL)'}: the connection closed before the request was answered`);
+          response = errorResponse(400, 'the connection closed before the request was answered');
         } else {
-          logger.error(`${request.method} ${redactedPath(url)} failed`, error);
+          logger.error(`${request.method} ${url ? redactedPath(url) : '(no URL)'} failed`, error);
           response = errorResponse(500, 'internal server error');
         }
       }
-      if (logger.debugEnabled) logger.debug(`${request.method} ${redactedPath(url)} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
+      if (logger.debugEnabled) logger.debug(`${request.method} ${url ? redactedPath(url) : '(unreadable URL)'} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
       return response;
     },
     async close() {
@@ -121,6 +131,30 @@ export async function createApp(config: Config): Promise<App> {
       await closeDatabase();
     },
   };
+}
+
+/** 405 naming the methods a path takes, in `Allow` and the message (GET brings HEAD along). */
+function methodNotAllowed(request: Request, methods: string[]): HttpError {
+  const allow = methods.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])).join(', ');
+  return new HttpError(405, `method ${request.method} is not allowed here; use ${allow}`, { allow });
+}
+
+/** A GET's response, as a HEAD's when the request is one: the same status and headers, no body. */
+function headAware(request: Request, response: Response): Response {
+  return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
+}
+
+/**
+ * The request's URL. The Node server (http/node-server.ts) only passes requests whose target and
+ * Host make one, but `fetch` is also called directly (tests, other adapters): a URL that cannot be
+ * read is the client's fault, a 400, not a crash.
+ */
+function requestUrl(request: Request): URL {
+  try {
+    return new URL(request.url);
+  } catch {
+    throw new HttpError(400, 'the request URL cannot be read (check the request target and the Host header)');
+  }
 }
 
 /** `POST /api/import/{source}` for every source with a parser; any other source is a 404. */

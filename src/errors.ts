@@ -8,10 +8,14 @@ export abstract class AppError extends Error {
   get status(): number {
     return httpStatusByCode[this.code];
   }
+  /** Response headers that go with the status (Retry-After for a rate limit); none by default. */
+  get headers(): Record<string, string> {
+    return {};
+  }
 }
 
 /** HTTP status of each expected error code; the REST facade maps GraphQL error results with it. */
-export const httpStatusByCode = { BAD_INPUT: 400, NOT_FOUND: 404, CONFLICT: 409, TOO_LARGE: 413 } as const;
+export const httpStatusByCode = { BAD_INPUT: 400, NOT_FOUND: 404, CONFLICT: 409, TOO_LARGE: 413, RATE_LIMITED: 429 } as const;
 
 /** Wrong, missing or out-of-range input (HTTP 400). */
 export class InputError extends AppError {
@@ -38,4 +42,19 @@ export class ConflictError extends AppError {
 export class TooLargeError extends AppError {
   override name = 'TooLargeError';
   readonly code = 'TOO_LARGE' as const;
+}
+
+/**
+ * Too many requests for one key (an account, later a sign-in name) in the current window of a
+ * rate limit (HTTP 429, with Retry-After in whole seconds).
+ */
+export class RateLimitedError extends AppError {
+  override name = 'RateLimitedError';
+  readonly code = 'RATE_LIMITED' as const;
+  constructor(readonly retryAfterSeconds: number) {
+    super(`too many requests; try again in ${retryAfterSeconds} s`);
+  }
+  override get headers(): Record<string, string> {
+    return { 'retry-after': String(this.retryAfterSeconds) };
+  }
 }

@@ -108,3 +108,34 @@ export const reportListWeight = 100;
  * is 2 s.
  */
 export const transactionTimes = { importMs: 300_000, sqliteWaitMs: 60_000 } as const;
+
+/**
+ * Bounds of one HTTP connection, set on the Node server (src/http/node-server.ts). Past them Node
+ * refuses the request before the app sees it, and the server answers a short JSON error.
+ */
+export const httpLimits = {
+  /** Request line and header fields together (Node's default): past it, 431. */
+  requestHeaderBytes: 16 * 1024,
+  /** Time to receive the request line and headers (Node's default): past it, 408. */
+  headersTimeoutMs: 60_000,
+  /** Time to receive a whole request, body included (Node's default; 50 MB at ~1.4 Mbit/s): past it, 408. */
+  requestTimeoutMs: 300_000,
+  /** How often Node checks the two timeouts above (its default), so they can be late by up to this. */
+  timeoutCheckMs: 30_000,
+  /** Idle keep-alive connections are closed after this; above the 60 s of common load balancers. */
+  keepAliveTimeoutMs: 65_000,
+  /** How long a connection refused at the edge is kept open for the client to read the answer. */
+  refusedLingerMs: 2_000,
+  /** Longest part of a request target quoted back in an error message or a log line. */
+  quotedTargetChars: 200,
+} as const;
+
+/** The shape of `httpLimits`, with any numbers (tests shorten the timeouts). */
+export type HttpLimits = Record<keyof typeof httpLimits, number>;
+
+/**
+ * Windows of the rate limits (src/http/rate-limit.ts), in seconds: a key gets its limit's points
+ * per window, counted from its first request in it. `requests`: every token-carrying request of an
+ * account (AIRDATE_RATE_LIMIT_PER_MINUTE).
+ */
+export const rateLimitWindowSeconds = { requests: 60 } as const;

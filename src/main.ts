@@ -1,10 +1,9 @@
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createServerAdapter } from '@whatwg-node/server';
 import { createApp } from './app.ts';
 import { runCommand } from './cli/run-command.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { tuneHeap } from './heap-tuning.ts';
+import { createHttpServer } from './http/node-server.ts';
 
 /**
  * The one entry point: `serve` (what `npm start` runs) listens; every other command is run by
@@ -47,8 +46,7 @@ async function serve(config: Config): Promise<number> {
       process.once('SIGTERM', stop);
     });
   }
-  const server = createServer(createServerAdapter((request: Request) => app.fetch(request)));
-  server.keepAliveTimeout = 65_000;
+  const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.http.port, config.http.host, resolve);

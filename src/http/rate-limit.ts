@@ -1,37 +1,93 @@
-import { HttpError } from './responses.ts';
+import type pg from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimitedError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 
 /**
- * A token bucket per account: `perMinute` requests a minute, in bursts of up to that many. It is
- * kept in this server instance's memory, so with several instances behind a load balancer each
- * one allows its own share; that is enough to stop a runaway widget or script from hogging a
- * server, which is what it is for. Over the limit: 429 with Retry-After (decisions.md, "Write
- * semantics").
+ * A rate limit by key (rate-limiter-flexible): at most `points` takes per key in a window of
+ * `windowSeconds` that starts at the key's first take, so a burst of up to `points` is fine;
+ * past it, RateLimitedError (429 with Retry-After: the seconds until the window ends).
+ *
+ * With a PostgreSQL pool the counts live in the database (the `RateLimit` table, one row per key,
+ * updated by one atomic upsert), so several server processes on one database share one limit:
+ * a key gets `points` per window in all of them together. Without one (SQLite, a single process)
+ * they are counted in this process's memory.
+ *
+ * A limit never fails a request by itself: when the database cannot count (unreachable, a
+ * failed statement) the take is counted in memory instead, per process, until it can again
+ * (rate-limiter-flexible's insurance limiter, written out so the failure is logged with its cause).
  */
 export interface RateLimiter {
-  /** Takes one request from the account's bucket, or throws HttpError 429. */
-  take(accountId: number, now?: number): void;
+  /** Counts one request for `key`; throws RateLimitedError when the key's window is used up. */
+  take(key: string): Promise<void>;
 }
 
-/** Buckets kept at most; the oldest are dropped beyond it (a dropped bucket starts full again). */
-const bucketCapacity = 10_000;
+export interface RateLimitOptions {
+  /** Names the limit; keys of different limits never meet (stored as `<name>:<key>`). */
+  name: string;
+  /** Takes allowed per key and window; 0 turns the limit off. */
+  points: number;
+  windowSeconds: number;
+}
 
-export function createRateLimiter(perMinute: number): RateLimiter {
-  const buckets = new Map<number, { tokens: number; at: number }>();
-  const refillPerMs = perMinute / 60_000;
+export interface RateLimitStore {
+  /** A PostgreSQL pool to count in (db/client.ts postgresCountersPool()); undefined: count in memory. */
+  pool: pg.Pool | undefined;
+  logger: Logger;
+}
+
+/** The table the shared counts live in (prisma/schema.prisma, model RateLimit). */
+const table = 'RateLimit';
+/** Store failures are logged at most this often (a database that is down fails every request). */
+const failureLogIntervalMs = 60_000;
+
+export function createRateLimiter(options: RateLimitOptions, store: RateLimitStore): RateLimiter {
+  if (options.points === 0) return { take: async () => undefined };
+  const settings = { keyPrefix: options.name, points: options.points, duration: options.windowSeconds };
+  const local = new RateLimiterMemory(settings);
+  const shared =
+    store.pool === undefined
+      ? undefined
+      : new RateLimiterPostgres({
+          ...settings,
+          storeClient: store.pool,
+          storeType: 'pool',
+          tableName: table,
+          // Created by a migration, like every table (test/db/schema-drift.test.ts).
+          tableCreated: true,
+          // A key past its limit is refused from memory for the rest of its window, so a client
+          // hammering away costs no database work (every process reaches the same verdict).
+          inMemoryBlockOnConsumed: options.points + 1,
+        });
+  let failureLoggedAt = -Infinity;
+
+  /** One take from `limiter`; its refusal becomes RateLimitedError, a store failure is rethrown as it is. */
+  const consume = async (limiter: RateLimiterAbstract, key: string): Promise<void> => {
+    try {
+      await limiter.consume(key);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) throw new RateLimitedError(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+      throw rejection;
+    }
+  };
+
   return {
-    take(accountId, now = Date.now()) {
-      if (perMinute === 0) return;
-      const bucket = buckets.get(accountId) ?? { tokens: perMinute, at: now };
-      buckets.delete(accountId);
-      bucket.tokens = Math.min(perMinute, bucket.tokens + (now - bucket.at) * refillPerMs);
-      bucket.at = now;
-      buckets.set(accountId, bucket);
-      if (buckets.size > bucketCapacity) buckets.delete(buckets.keys().next().value!);
-      if (bucket.tokens < 1) {
-        const retryAfter = Math.ceil((1 - bucket.tokens) / refillPerMs / 1000);
-        throw new HttpError(429, `too many requests; try again in ${retryAfter} s`, { 'retry-after': String(retryAfter) });
+    async take(key) {
+      if (shared === undefined) {
+        await consume(local, key);
+        return;
       }
-      bucket.tokens -= 1;
+      try {
+        await consume(shared, key);
+      } catch (error) {
+        if (error instanceof RateLimitedError) throw error;
+        const now = Date.now();
+        if (now - failureLoggedAt >= failureLogIntervalMs) {
+          failureLoggedAt = now;
+          store.logger.warn(`rate limit "${options.name}": the database could not count this request, counting in this process until it can`, error);
+        }
+        await consume(local, key);
+      }
     },
   };
 }

@@ -32,7 +32,7 @@ function cappedStream(request: Request, maxBytes: number, tooLarge: () => HttpEr
 /**
  * The request body as bytes, refusing more than `maxBytes` with 413 (`tooLargeMessage`) before
  * reading when declared, else as soon as the streamed body passes the limit, so at most `maxBytes`
- * are ever held.
+ * are ever held. A body that breaks off is a 400.
  */
 export async function readCappedBody(request: Request, maxBytes: number, tooLargeMessage?: string): Promise<Uint8Array> {
   const stream = cappedStream(request, maxBytes, () => (tooLargeMessage === undefined ? tooLargeUpload(maxBytes) : new HttpError(413, tooLargeMessage)));
@@ -40,9 +40,17 @@ export async function readCappedBody(request: Request, maxBytes: number, tooLarg
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    chunks.push(read.value);
-    size += read.value.byteLength;
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      chunks.push(read.value);
+      size += read.value.byteLength;
+    }
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    // The body stream broke off: the client closed the connection, or Node's parser refused the
+    // rest of the body (a malformed chunk, answered by the server's clientError handler). Not a
+    // fault of ours, and nobody may be left to read the answer.
+    throw new HttpError(400, 'the request body was not received whole');
   }
   return Buffer.concat(chunks, size);
 }

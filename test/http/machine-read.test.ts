@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { db, queryCounter } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
 import { storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
@@ -184,11 +184,34 @@ describe('routing', () => {
     const account = await makeAccount();
     const post = await call(app, 'POST', '/api/machine/summary', { token: account.token, body: {} });
     expect(post.status).toBe(405);
-    expect(post.headers.get('allow')).toBe('GET');
-    expect(Object.keys(post.json)).toEqual(['error']);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(post.json).toEqual({ error: 'method POST is not allowed here; use GET, HEAD' });
     const get = await call(app, 'GET', '/api/machine/watched', { token: account.token });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
+    // Every other method on every path, the open ones too; without a token as well (the method is
+    // checked first), and nothing is logged as an error.
+    const errors = vi.spyOn(app.logger, 'error');
+    const allowed: [string, string][] = [
+      ['/api/machine/summary', 'GET, HEAD'],
+      ['/api/machine/follow', 'POST'],
+      ['/api/export', 'GET, HEAD'],
+      ['/api/import/trakt', 'POST'],
+      ['/api/calendar.ics', 'GET, HEAD'],
+      ['/healthz', 'GET, HEAD'],
+      ['/readyz', 'GET, HEAD'],
+    ];
+    for (const [path, allow] of allowed) {
+      for (const method of ['PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
+        for (const token of [account.token, undefined]) {
+          const response = await call(app, method, path, { token, body: method === 'OPTIONS' ? undefined : {} });
+          expect([response.status, response.headers.get('allow')], `${method} ${path}`).toEqual([405, allow]);
+          expect(Object.keys(response.json)).toEqual(['error']);
+        }
+      }
+    }
+    expect(errors).not.toHaveBeenCalled();
+    errors.mockRestore();
   });
 
   it('ignores a trailing slash and answers HEAD wherever GET works', async () => {

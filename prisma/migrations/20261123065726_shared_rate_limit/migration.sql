@@ -1,0 +1,6 @@
+-- CreateTable
+CREATE TABLE "RateLimit" (
+    "key" TEXT NOT NULL PRIMARY KEY,
+    "points" INTEGER NOT NULL DEFAULT 0,
+    "expire" BIGINT
+);
