@@ -142,7 +142,8 @@ describe.runIf(testDatabaseKind() === 'sqlite')('the catalog repair on SQLite', 
       expect(failed.json.errors).toHaveLength(1);
     });
 
-    expect(migrateSqlite(file, migrations)).toEqual([repair]);
+    // The repair runs, with whatever migrations came after it.
+    expect(migrateSqlite(file, migrations)).toEqual(migrations.slice(before(migrations).length).map((migration) => migration.name));
     const db = new Database(file, { readonly: true });
     const read: Read = async (sql) => db.prepare(sql).all() as Record<string, unknown>[];
     try {
