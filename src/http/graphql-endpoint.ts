@@ -70,6 +70,12 @@ async function boundedRequest(request: Request, limits: Config['limits']): Promi
   const type = mediaType(request);
   if (request.method === 'GET' || request.method === 'HEAD') {
     if (type === 'multipart/form-data') throw new HttpError(415, 'a GET request has no body: send uploads as a multipart POST');
+    // Yoga parses these with JSON.parse and reports a failure as a fault of its own.
+    const params = new URL(request.url).searchParams;
+    for (const name of ['variables', 'extensions']) {
+      const value = params.get(name);
+      if (value !== null && value !== '' && !isJson(value)) throw new HttpError(400, `the ${name} parameter must be JSON`);
+    }
     return request;
   }
   if (request.method !== 'POST') return request; // Yoga answers 405 with Allow.
@@ -79,6 +85,15 @@ async function boundedRequest(request: Request, limits: Config['limits']): Promi
   if (isMultipart(request)) return cappedRequest(request, limits.maxUploadBytes);
   const body = await readCappedBody(request, limits.maxJsonBytes, `request body is larger than ${Math.floor(limits.maxJsonBytes / 1024)} KB`);
   return new Request(request.url, { method: 'POST', headers: request.headers, body: body as unknown as BodyInit });
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -164,6 +164,11 @@ describe('GraphQL over HTTP', () => {
       ['POST', { headers: { ...auth, 'content-type': 'text/plain' }, rawBody: '{"query": "{ viewer { name } }"}' }, 415, /content type/],
       ['GET', { headers: { ...auth, 'content-type': 'multipart/form-data; boundary=x' } }, 415, /GET request has no body/],
     ];
+    for (const [name, value] of [['variables', '{'], ['extensions', 'x'], ['variables', '5']] as const) {
+      const response = await call(app, 'GET', `/graphql?query=%7B%20viewer%20%7B%20name%20%7D%20%7D&${name}=${encodeURIComponent(value)}`, { token: account.token });
+      expect(response.status, `${name}=${value}`).toBe(400);
+      expect(JSON.stringify(response.json)).toMatch(new RegExp(name));
+    }
     for (const [method, options, status, message] of cases) {
       const response = await call(app, method, '/graphql?query=%7B%20viewer%20%7B%20name%20%7D%20%7D', options);
       expect(response.status, response.text).toBe(status);
