@@ -5,7 +5,6 @@ import type pg from 'pg';
 import type { Config } from '../config.ts';
 import { transactionTimes } from '../limits.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
-import { yieldToEventLoop } from '../event-loop.ts';
 import { DatabaseError } from './errors.ts';
 import { openPostgresReader, openSqliteReader, type FastReader } from './fast-read.ts';
 import { migratePostgres, migrateSqlite } from './migrate.ts';
@@ -118,27 +117,9 @@ async function openSqlite(file: string, options: { migrate?: boolean }): Promise
       throw new DatabaseError(`SQLite refused PRAGMA ${name} = ${value} (it reports ${actual}) on ${file}`);
     }
   }
-  return { client: yieldingClient(client), reader: openSqliteReader(file, countQuery) };
+  return { client, reader: openSqliteReader(file, countQuery) };
 }
 
-/**
- * The SQLite client, letting the event loop turn before each query. better-sqlite3 runs every
- * statement synchronously, so Prisma's promises settle without a turn of the event loop: a
- * GraphQL operation that runs many queries (fifteen searches, a page of shows with their
- * episodes) or an import's thousands of statements would otherwise hold every other request up
- * until it ends. PostgreSQL's queries wait on the network, which turns the loop already.
- */
-function yieldingClient(client: PrismaClient): PrismaClient {
-  const extended = client.$extends({
-    query: {
-      async $allOperations({ args, query }) {
-        await yieldToEventLoop();
-        return query(args);
-      },
-    },
-  });
-  return extended as unknown as PrismaClient;
-}
 
 async function openPostgres(url: string, options: { migrate?: boolean }): Promise<OpenedDatabase> {
   // Either step connects first, so a server that is down, a wrong password or a missing database

@@ -1,4 +1,5 @@
 import type { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
+import { yieldToEventLoop } from '../event-loop.ts';
 
 type SqliteAdapter = Awaited<ReturnType<PrismaBetterSQLite3['connect']>>;
 type SqliteTransaction = Awaited<ReturnType<SqliteAdapter['startTransaction']>>;
@@ -23,6 +24,12 @@ export type SqliteAdapterFactory = Pick<PrismaBetterSQLite3, 'provider' | 'adapt
  * at a time anyway, and the hot read paths (token check, feeds, calendar, export) do not wait,
  * because they read through the separate read-only connection (fast-read.ts), which sees the last
  * committed data.
+ *
+ * Every statement also lets the event loop turn before it runs, in a transaction too. better-sqlite3
+ * runs statements synchronously, so without this Prisma's promises settle one after another
+ * without a turn of the event loop: queries queued at the gate (sixteen searches of one GraphQL
+ * operation, a page of shows' episodes) or a transaction's thousands of statements ran as one
+ * piece of several hundred milliseconds, and every other request waited for all of it.
  */
 export function gateSqliteAdapter(factory: PrismaBetterSQLite3): SqliteAdapterFactory {
   return {
@@ -37,6 +44,7 @@ function gated(adapter: SqliteAdapter): SqliteAdapter {
   async function inTurn<T>(work: () => Promise<T>): Promise<T> {
     const done = await nextTurn();
     try {
+      await yieldToEventLoop();
       return await work();
     } finally {
       done();
@@ -77,8 +85,14 @@ function endingTurn(transaction: SqliteTransaction, done: () => void): SqliteTra
     provider: transaction.provider,
     adapterName: transaction.adapterName,
     options: transaction.options,
-    queryRaw: (query) => transaction.queryRaw(query),
-    executeRaw: (query) => transaction.executeRaw(query),
+    queryRaw: async (query) => {
+      await yieldToEventLoop();
+      return transaction.queryRaw(query);
+    },
+    executeRaw: async (query) => {
+      await yieldToEventLoop();
+      return transaction.executeRaw(query);
+    },
     commit: () => close(() => transaction.commit()),
     rollback: () => close(() => transaction.rollback()),
   };

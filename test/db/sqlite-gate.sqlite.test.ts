@@ -95,3 +95,35 @@ describe('the SQLite connection while a transaction is open and the event loop t
     expect((await db().account.findUniqueOrThrow({ where: { id: waiting.id } })).timezone).toBe('Asia/Tokyo');
   });
 });
+
+describe('the gate and the event loop', () => {
+  /** How many times a 0 ms timer fires while `work` runs: none when the work never lets the loop turn. */
+  async function timerTurnsDuring(work: () => Promise<unknown>): Promise<number> {
+    let fired = 0;
+    const ticker = setInterval(() => (fired += 1), 0);
+    try {
+      await work();
+    } finally {
+      clearInterval(ticker);
+    }
+    return fired;
+  }
+
+  it('lets the event loop turn between queries queued at the gate', async () => {
+    const account = await makeAccount();
+    // Two hundred queries sent at once all wait at the gate; each of them lets timers run first.
+    // (findFirst: Prisma would merge findUnique calls of one tick into a single query.)
+    const fired = await timerTurnsDuring(() => Promise.all(Array.from({ length: 200 }, () => sent(db().account.findFirst({ where: { id: account.id } })))));
+    expect(fired).toBeGreaterThan(20);
+  });
+
+  it('lets the event loop turn between the statements of a transaction', async () => {
+    const account = await makeAccount();
+    const fired = await timerTurnsDuring(() =>
+      db().$transaction(async (tx) => {
+        for (let statement = 0; statement < 200; statement += 1) await tx.account.findUnique({ where: { id: account.id } });
+      }),
+    );
+    expect(fired).toBeGreaterThan(20);
+  });
+});
