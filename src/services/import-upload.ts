@@ -2,7 +2,7 @@ import { ArchiveBudget, defaultArchiveLimits, expandUpload, type ArchiveLimits, 
 import type { ImportDocument, ImportSource } from '../import/import-document.ts';
 import { importParsers } from '../import/import-sources.ts';
 import { NotFoundError } from '../errors.ts';
-import { applyImportDocument, type ImportCounts, type ImportSkipped, type ImportUnmatched } from './import.ts';
+import { applyImportDocuments, type ImportCounts, type ImportSkipped, type ImportUnmatched } from './import.ts';
 
 /** What an import request answers (besides `ok`). */
 export interface ImportSummary {
@@ -22,13 +22,13 @@ export interface ImportUploadsProps {
 
 /**
  * Imports uploaded files from one source: the service behind `POST /api/import/{source}` and the
- * importLibrary mutation. Every file (and every zip entry) is one document and one transaction.
+ * importLibrary mutation. Every file (and every zip entry) is one document; all documents of the
+ * request are written in ONE transaction (applyImportDocuments): the request lands whole or not at
+ * all, whether a database failure stops it or the process is killed half-way.
  *
  * ALL files are parsed before ANY is applied, so a malformed file (ImportFileError, 400) or an
- * oversized zip (TooLargeError, 413) anywhere in the request means nothing at all is written, and
- * the user can fix the upload and send it again as a whole. Should a database failure stop a later
- * document, the earlier ones stay written: each is complete on its own, and importing again skips
- * what is there.
+ * oversized zip (TooLargeError, 413) anywhere in the request is refused before the transaction
+ * starts, and the user can fix the upload and send it again as a whole.
  *
  * Memory: for sources whose files stand alone (all but TV Time), the first pass only validates:
  * each file is inflated, parsed and dropped before the next one. The second pass parses each file
@@ -52,7 +52,8 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
     for (const file of props.files) yield* expandUpload(file, parser!.wantsEntry, budget, skipped);
   }
 
-  let documents: Iterable<ImportDocument>;
+  // The documents to apply, each parsed right before it is applied (see above).
+  let documents: () => Iterable<ImportDocument>;
   const parseFile = parser.parseFile;
   if (parseFile) {
     let count = 0;
@@ -62,38 +63,34 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
       last = parseFile(file.bytes, file.name);
       count += 1;
     }
-    documents = (function* reparsed(): Generator<ImportDocument> {
+    documents = function* reparsed(): Generator<ImportDocument> {
       const again = files([])[Symbol.iterator]();
-      // The last file is not pulled again: its entry is not even inflated a second time.
-      for (let index = 0; index < count - 1; index += 1) {
+      // The last file is not pulled again (its entry is not even inflated a second time), unless
+      // the transaction runs again after a lost race and took it already.
+      const kept = last;
+      last = undefined;
+      for (let index = 0; index < count - (kept ? 1 : 0); index += 1) {
         const file = again.next().value as UploadedFile;
         yield parseFile(file.bytes, file.name);
       }
-      if (last) yield last;
-    })();
+      if (kept) yield kept;
+    };
   } else {
-    documents = parser.parse(files(unread));
+    // TV Time's files make documents together (names in one file, watches in another): parsed
+    // once, and again only should the transaction run again.
+    let parsed: ImportDocument[] | undefined = parser.parse(files(unread));
+    documents = () => {
+      const list = parsed ?? parser.parse(files([]));
+      parsed = undefined;
+      return takeEach(list);
+    };
   }
 
-  const summary: ImportSummary = { imported: { shows: 0, episodes: 0, movies: 0, games: 0, history: 0 }, skipped: [...unread], unmatched: [] };
-  const distinct = { shows: new Set<number>(), episodes: new Set<number>(), movies: new Set<number>(), games: new Set<number>() };
-  for (const document of takeEach(documents)) {
-    // On SQLite every query resolves synchronously, so without this an import never lets the event
-    // loop turn: other requests wait for the whole import, and V8's garbage collection, which
-    // finishes its work in event-loop tasks, lets the heap grow by hundreds of MB.
-    await new Promise((resolve) => setImmediate(resolve));
-    const result = await applyImportDocument({ accountId: props.accountId, document });
-    summary.imported.history += result.imported.history;
-    summary.skipped.push(...result.skipped);
-    summary.unmatched.push(...result.unmatched);
-    for (const key of ['shows', 'episodes', 'movies', 'games'] as const) for (const id of result.databaseIds[key]) distinct[key].add(id);
-  }
-  for (const key of ['shows', 'episodes', 'movies', 'games'] as const) summary.imported[key] = distinct[key].size;
-  return summary;
+  const result = await applyImportDocuments({ accountId: props.accountId, documents });
+  return { imported: result.imported, skipped: [...unread, ...result.skipped], unmatched: result.unmatched };
 }
 
 /** The documents one by one; a list is emptied as it goes, so each applied document can be collected. */
-function* takeEach(documents: Iterable<ImportDocument>): Generator<ImportDocument> {
-  if (!Array.isArray(documents)) return yield* documents;
+function* takeEach(documents: ImportDocument[]): Generator<ImportDocument> {
   for (let document = documents.shift(); document; document = documents.shift()) yield document;
 }

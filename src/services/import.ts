@@ -1,13 +1,15 @@
 import type { MediaKind } from '../catalog/provider.ts';
 import { db } from '../db/client.ts';
 import { retryOnUniqueViolation } from './prisma-errors.ts';
+import { yieldToEventLoop } from '../event-loop.ts';
+import { transactionTimes } from '../limits.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { ImportDocument } from '../import/import-document.ts';
 import { episodeKey, resolveEpisodes, resolveItems, type WantedEpisode } from './import-catalog.ts';
 import { applyFollowStates, applyWatchData, type FollowTarget, type WatchTarget } from './import-writes.ts';
 
 /**
- * Writes one ImportDocument into an account, in one transaction, with the merge rules of
+ * Writes the ImportDocuments of one request into an account, in one transaction, with the merge rules of
  * decisions.md ("Import and export"): never delete, never duplicate, explicit states kept.
  *
  * 1. Catalog: every item is found by any shared external id, or created from the file's ids and
@@ -72,104 +74,150 @@ export interface ApplyImportProps {
   now?: Date;
 }
 
+export interface ApplyImportsProps {
+  accountId: number;
+  /**
+   * The request's documents, in order. A function, because a transaction that lost a creation race
+   * runs again from the start and reads them again (importUploads parses each file right before
+   * it is applied, so they are not all held at once).
+   */
+  documents: () => Iterable<ImportDocument>;
+  /** The import's time (followedAt, undated watched states); defaults to now. */
+  now?: Date;
+}
+
 type Tx = Prisma.TransactionClient;
 
-/**
- * Applies `document` to the account in one transaction (the rules above). A transaction that lost
- * a race to create the same catalog or library row as a concurrent writer is run again.
- */
+/** Applies one document in its own transaction: applyImportDocuments with one document. */
 export async function applyImportDocument(props: ApplyImportProps): Promise<ImportResult> {
+  return applyImportDocuments({ accountId: props.accountId, documents: () => [props.document], now: props.now });
+}
+
+/**
+ * Applies every document of one import request to the account in ONE transaction (the rules
+ * above): the request is written whole or not at all, whatever stops it (a database error, a
+ * timeout, the process killed). The event loop turns between documents, and between statements on
+ * SQLite (db/sqlite-gate.ts), so other requests are served while it runs. `skipped` and
+ * `unmatched` list every document's in order; `imported` counts distinct items across documents.
+ * A transaction that lost a race to create the same catalog or library row as a concurrent writer
+ * is run again.
+ */
+export async function applyImportDocuments(props: ApplyImportsProps): Promise<ImportResult> {
   return retryOnUniqueViolation(() => applyOnce(props));
 }
 
-async function applyOnce(props: ApplyImportProps): Promise<ImportResult> {
-  const { accountId, document } = props;
+async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
+  const { accountId } = props;
   const now = props.now ?? new Date();
-  const file = document.fileName;
   const result: ImportResult = {
     imported: { shows: 0, episodes: 0, movies: 0, games: 0, history: 0 },
-    skipped: document.skipped.map((skip) => ({ file, ...skip })),
+    skipped: [],
     unmatched: [],
     databaseIds: { shows: [], episodes: [], movies: [], games: [] },
   };
-  if (document.shows.length === 0 && document.titles.length === 0) return result;
-  return db().$transaction(
-    async (tx) => {
-      // Imports into one account take turns (a row lock on PostgreSQL; SQLite writes one at a
-      // time anyway): two uploads of the same file at once must not both find its history new.
-      await tx.$executeRaw`UPDATE "Account" SET "feedVersion" = "feedVersion" WHERE "id" = ${accountId}`;
-      const source = `import:${document.source}`;
-      let catalogChanges = 0;
-      let libraryChanges = 0;
-      let watchWrites = 0;
-      const distinct = { shows: new Set<number>(), episodes: new Set<number>(), movies: new Set<number>(), games: new Set<number>() };
-      /** Follow states and watch data of one slice; every item of the document is in exactly one. */
-      const applySlice = async (follows: FollowTarget[], watches: WatchTarget[]) => {
-        libraryChanges += await applyFollowStates(tx, accountId, follows, now);
-        const written = await applyWatchData(tx, accountId, watches, source, now);
-        result.imported.history += written.history;
-        watchWrites += written.writes;
-        for (const target of follows) distinct[`${target.kind}s`].add(target.id);
-        for (const target of watches) if (target.kind === 'episode') distinct.episodes.add(target.id);
-      };
+  const distinct = { shows: new Set<number>(), episodes: new Set<number>(), movies: new Set<number>(), games: new Set<number>() };
+  const changes = { catalog: 0, library: 0, watches: 0 };
+  let locked = false;
+  const transaction = async (tx: Tx) => {
+    for (const document of props.documents()) {
+      result.skipped.push(...document.skipped.map((skip) => ({ file: document.fileName, ...skip })));
+      if (document.shows.length === 0 && document.titles.length === 0) continue;
+      if (!locked) {
+        // Imports into one account take turns (a row lock on PostgreSQL; SQLite writes one at a
+        // time anyway): two uploads of the same file at once must not both find its history new.
+        await tx.$executeRaw`UPDATE "Account" SET "feedVersion" = "feedVersion" WHERE "id" = ${accountId}`;
+        locked = true;
+      }
+      // Other requests get their turn between documents (a document is applied in slices of
+      // statements that each let the loop turn on SQLite; on PostgreSQL every statement waits on
+      // the network anyway).
+      await yieldToEventLoop();
+      await applyDocument(tx, { accountId, document, now, result, distinct, changes });
+    }
+    for (const key of ['shows', 'movies', 'games', 'episodes'] as const) {
+      result.databaseIds[key] = [...distinct[key]];
+      result.imported[key] = distinct[key].size;
+    }
+    if (changes.catalog > 0) await bumpCatalogVersion(tx);
+    if (changes.catalog + changes.library + changes.watches > 0) {
+      await tx.account.update({ where: { id: accountId }, data: { feedVersion: { increment: 1 } } });
+    }
+    return result;
+  };
+  // A whole library's import takes seconds; Prisma's default 5 s would abort it.
+  return db().$transaction(transaction, { maxWait: transactionTimes.sqliteWaitMs, timeout: transactionTimes.importMs });
+}
 
-      const showIds = await resolveItems(tx, 'show', document.shows, now);
-      catalogChanges += showIds.changes;
-      const showsById = itemsById(document.shows, showIds.ids, (show) => result.unmatched.push({ file, kind: 'show', title: show.title }));
-      for (const slice of slices(showsById, (shows) => shows.reduce((sum, show) => sum + show.episodes.length, 1))) {
-        const follows: FollowTarget[] = [];
-        const wanted: WantedEpisode[] = [];
-        for (const [showId, shows] of slice) {
-          for (const show of shows) {
-            follows.push({ kind: 'show', id: showId, followed: show.followed, archived: show.archived });
-            for (const { season, number, title, airDate } of show.episodes) wanted.push({ showId, season, number, title: title ?? null, airDate: airDate ?? null });
-          }
-        }
-        const episodes = await resolveEpisodes(tx, wanted, now);
-        catalogChanges += episodes.changes;
-        const watches: WatchTarget[] = [];
-        for (const [showId, shows] of slice) {
-          for (const show of shows) {
-            for (const episode of show.episodes) {
-              const id = episodes.ids.get(episodeKey(showId, episode.season, episode.number))!;
-              watches.push({ kind: 'episode', id, history: episode.history, watched: episode.watched });
-            }
-          }
-        }
-        await applySlice(follows, watches);
-      }
+interface DocumentWork {
+  accountId: number;
+  document: ImportDocument;
+  now: Date;
+  /** What the request's documents covered so far (skipped, unmatched, history added). */
+  result: ImportResult;
+  /** Database ids written for, per kind, across the request's documents. */
+  distinct: Record<'shows' | 'episodes' | 'movies' | 'games', Set<number>>;
+  /** Rows changed so far: catalog rows created or filled in, follow states, watch data. */
+  changes: { catalog: number; library: number; watches: number };
+}
 
-      for (const kind of ['movie', 'game'] as const) {
-        const titles = document.titles.filter((title) => title.kind === kind);
-        const resolved = await resolveItems(tx, kind, titles, now);
-        catalogChanges += resolved.changes;
-        const titlesById = itemsById(titles, resolved.ids, (title) => result.unmatched.push({ file, kind, title: title.title }));
-        for (const slice of slices(titlesById, (same) => same.reduce((sum, title) => sum + title.history.length, 1))) {
-          const follows: FollowTarget[] = [];
-          const watches: WatchTarget[] = [];
-          for (const [id, same] of slice) {
-            for (const title of same) {
-              follows.push({ kind, id, followed: title.followed });
-              watches.push({ kind, id, history: title.history, watched: title.watched });
-            }
-          }
-          await applySlice(follows, watches);
+/** Writes one document inside the request's transaction. */
+async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
+  const { accountId, document, now, result, distinct, changes } = work;
+  const file = document.fileName;
+  const source = `import:${document.source}`;
+  /** Follow states and watch data of one slice; every item of the document is in exactly one. */
+  const applySlice = async (follows: FollowTarget[], watches: WatchTarget[]) => {
+    changes.library += await applyFollowStates(tx, accountId, follows, now);
+    const written = await applyWatchData(tx, accountId, watches, source, now);
+    result.imported.history += written.history;
+    changes.watches += written.writes;
+    for (const target of follows) distinct[`${target.kind}s`].add(target.id);
+    for (const target of watches) if (target.kind === 'episode') distinct.episodes.add(target.id);
+  };
+
+  const showIds = await resolveItems(tx, 'show', document.shows, now);
+  changes.catalog += showIds.changes;
+  const showsById = itemsById(document.shows, showIds.ids, (show) => result.unmatched.push({ file, kind: 'show', title: show.title }));
+  for (const slice of slices(showsById, (shows) => shows.reduce((sum, show) => sum + show.episodes.length, 1))) {
+    const follows: FollowTarget[] = [];
+    const wanted: WantedEpisode[] = [];
+    for (const [showId, shows] of slice) {
+      for (const show of shows) {
+        follows.push({ kind: 'show', id: showId, followed: show.followed, archived: show.archived });
+        for (const { season, number, title, airDate } of show.episodes) wanted.push({ showId, season, number, title: title ?? null, airDate: airDate ?? null });
+      }
+    }
+    const episodes = await resolveEpisodes(tx, wanted, now);
+    changes.catalog += episodes.changes;
+    const watches: WatchTarget[] = [];
+    for (const [showId, shows] of slice) {
+      for (const show of shows) {
+        for (const episode of show.episodes) {
+          const id = episodes.ids.get(episodeKey(showId, episode.season, episode.number))!;
+          watches.push({ kind: 'episode', id, history: episode.history, watched: episode.watched });
         }
       }
-      for (const key of ['shows', 'movies', 'games', 'episodes'] as const) {
-        result.databaseIds[key] = [...distinct[key]];
-        result.imported[key] = distinct[key].size;
-      }
+    }
+    await applySlice(follows, watches);
+  }
 
-      if (catalogChanges > 0) await bumpCatalogVersion(tx);
-      if (catalogChanges + libraryChanges + watchWrites > 0) {
-        await tx.account.update({ where: { id: accountId }, data: { feedVersion: { increment: 1 } } });
+  for (const kind of ['movie', 'game'] as const) {
+    const titles = document.titles.filter((title) => title.kind === kind);
+    const resolved = await resolveItems(tx, kind, titles, now);
+    changes.catalog += resolved.changes;
+    const titlesById = itemsById(titles, resolved.ids, (title) => result.unmatched.push({ file, kind, title: title.title }));
+    for (const slice of slices(titlesById, (same) => same.reduce((sum, title) => sum + title.history.length, 1))) {
+      const follows: FollowTarget[] = [];
+      const watches: WatchTarget[] = [];
+      for (const [id, same] of slice) {
+        for (const title of same) {
+          follows.push({ kind, id, followed: title.followed });
+          watches.push({ kind, id, history: title.history, watched: title.watched });
+        }
       }
-      return result;
-    },
-    // A big history file takes seconds; Prisma's default 5 s would abort it.
-    { maxWait: 30_000, timeout: 300_000 },
-  );
+      await applySlice(follows, watches);
+    }
+  }
 }
 
 /**
@@ -196,7 +244,7 @@ export const sliceWeight = 5_000;
 
 /**
  * The items in slices of about `sliceWeight` (never splitting one item's entries): a document
- * is applied slice by slice inside its transaction, so a whole library's restore (60 000 episodes,
+ * is applied slice by slice inside the request's transaction, so a whole library's restore (60 000 episodes,
  * 100 000 history entries in one file) holds one slice's lookups and rows at a time, not the whole
  * file's. Each item is in exactly one slice, so the rules, which apply per item, give the same
  * result as one pass.

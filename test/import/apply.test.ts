@@ -4,7 +4,7 @@ import { db } from '../../src/db/client.ts';
 import { parseTraktFile } from '../../src/import/parse-trakt.ts';
 import { parseTvTimeFiles } from '../../src/import/parse-tvtime.ts';
 import type { ImportDocument, ImportShow, ImportTitle } from '../../src/import/import-document.ts';
-import { applyImportDocument, sliceWeight } from '../../src/services/import.ts';
+import { applyImportDocument, applyImportDocuments, sliceWeight } from '../../src/services/import.ts';
 import { setFollow, setWatched } from '../../src/services/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeShow, unique } from '../support/factories.ts';
@@ -213,5 +213,40 @@ describe('applyImportDocument', () => {
     const result = await applyImportDocument({ accountId: account.id, document: parseTraktFile(json([]), 'watched-history.json') });
     expect(result.imported).toEqual({ shows: 0, episodes: 0, movies: 0, games: 0, history: 0 });
     expect(await feedVersion(account.id)).toBe(version);
+  });
+});
+
+describe('applyImportDocuments (one request)', () => {
+  it('writes all documents in one transaction: distinct counts across them, one feed version bump, skips of every file', async () => {
+    const account = await makeAccount();
+    const first = traktHistory();
+    const second = traktHistory();
+    // The same show again in a third file: counted once.
+    const third = parseTraktFile(json([traktEpisodePlay(9, '2025-04-01T21:00:00.000Z', first.show, 1, 3)]), 'watched-history-3.json');
+    third.skipped.push({ item: 'row 2', reason: 'no date' });
+    const version = await feedVersion(account.id);
+    const result = await applyImportDocuments({ accountId: account.id, documents: () => [first.document, second.document, third] });
+    expect(result.imported).toEqual({ shows: 2, episodes: 7, movies: 2, games: 0, history: 11 });
+    expect(result.unmatched).toHaveLength(2);
+    expect(result.skipped).toEqual([{ file: 'watched-history-3.json', item: 'row 2', reason: 'no date' }]);
+    expect(await feedVersion(account.id)).toBe(version + 1);
+    expect(await counts(account.id)).toEqual({ library: 4, events: 11, states: 9 });
+  });
+
+  it('writes nothing at all when a later document fails, the earlier ones included', async () => {
+    const account = await makeAccount();
+    const first = traktHistory();
+    const [version, catalog] = [await feedVersion(account.id), await catalogVersion()];
+    function* documents() {
+      yield first.document;
+      yield traktHistory().document;
+      // A file that fails as it is parsed again (what the request's second pass does before
+      // applying each file), after two documents' rows were written in the transaction.
+      yield parseTraktFile(json({ not: 'a history' }), 'watched-history-3.json');
+    }
+    await expect(applyImportDocuments({ accountId: account.id, documents })).rejects.toThrow(/watched-history-3\.json/);
+    expect(await counts(account.id)).toEqual({ library: 0, events: 0, states: 0 });
+    expect(await db().show.count({ where: { tmdbId: first.show.ids.tmdb! } })).toBe(0);
+    expect([await feedVersion(account.id), await catalogVersion()]).toEqual([version, catalog]);
   });
 });
