@@ -12,6 +12,7 @@ import { db } from '../src/db/client.ts';
 import { localDate } from '../src/feeds/dates.ts';
 import { createAccount } from '../src/services/accounts.ts';
 import { showToken } from '../src/services/tokens.ts';
+import { tuneHeap } from '../src/heap-tuning.ts';
 import { seedLibrary } from './seed-library.ts';
 import { worstAllowedRequests } from './worst-queries.ts';
 
@@ -29,6 +30,8 @@ import { worstAllowedRequests } from './worst-queries.ts';
  * autocannon in worker threads, over real HTTP.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
+// The server's own V8 setting (main.ts applies it at start).
+tuneHeap();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-abuse-'));
 // BENCH_DATABASE_URL=postgres://… runs it on PostgreSQL (an empty database; it is filled, not cleaned).
 // AIRDATE_GRAPHQL_* settings in the environment apply (to measure other limits).
@@ -47,7 +50,17 @@ const abuser = await seededAccount('abuser');
 console.log(`limits: cost ${config.limits.graphql.maxCost}, depth ${config.limits.graphql.maxDepth}, aliases ${config.limits.graphql.maxAliases}, tokens ${config.limits.graphql.maxTokens}`);
 console.log(`${config.database.kind}: seeded two accounts of 500 shows × 50 episodes, 100 movies, 100 games in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-const server = createServer(createServerAdapter((request: Request) => app.fetch(request)));
+let inFlight = 0;
+const server = createServer(
+  createServerAdapter(async (request: Request) => {
+    inFlight += 1;
+    try {
+      return await app.fetch(request);
+    } finally {
+      inFlight -= 1;
+    }
+  }),
+);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -142,7 +155,8 @@ console.log(`\nvictim polling GET /api/machine/summary at 20/s for ${seconds} s 
 await phase('quiet', false);
 await phase('under abuse', true);
 
-// Requests still in flight finish before the database closes.
+// Requests still in flight (autocannon stops sending, not waiting) finish before the database closes.
+while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
 await new Promise((resolve) => server.close(resolve));
 await app.close();
 rmSync(dataDir, { recursive: true, force: true });

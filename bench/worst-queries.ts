@@ -49,11 +49,13 @@ export function worstAllowedRequests(token: string, limits: { maxCost: number; m
   });
   const budget = limits.maxCost - 50;
   // As many searches as the aliases allow (one unaliased and maxAliases aliased), each
-  // searchCatalog(first: 20) { ... on Show { title episodes(first: e) { 4 fields } } }: search + 20 × (2 + 4e)
-  const searches = Math.min(limits.maxAliases + 1, Math.floor(budget / (fieldCosts.search + 60)));
-  const searchEpisodes = pageFor((budget / searches - fieldCosts.search) / 20 - 2, 4, listLimits.episodes);
-  // library(first: 100) { edges { node { item { ... on Show { episodes(first: e) { 4 } } } } } }: 100 × (4 + 4e)
-  const libraryEpisodes = pageFor(budget / 100 - 4, 4, listLimits.episodes);
+  // searchCatalog(first: 20) { ... on Show { title episodes(first: e) { 4 fields } } }:
+  // search + 20 × (2 + (4 + episodeRow) × e), an episode costing its row besides its fields
+  const episodeCost = 4 + fieldCosts.episodeRow;
+  const searches = Math.min(limits.maxAliases + 1, Math.floor(budget / (fieldCosts.search + 20 * (2 + episodeCost))));
+  const searchEpisodes = pageFor((budget / searches - fieldCosts.search) / 20 - 2, episodeCost, listLimits.episodes);
+  // library(first: 100) { edges { node { item { ... on Show { episodes(first: e) { 4 } } } } } }: 100 × (4 + (4 + episodeRow) × e)
+  const libraryEpisodes = pageFor(budget / 100 - 4, episodeCost, listLimits.episodes);
   // summary { four lists(first: n) { 11 fields } }: 4 × 11n
   const feedItems = pageFor(budget / 4, 12, listLimits.feedItems);
   const feedFields = 'kind id title airDate poster ... on EpisodeFeedItem { show showId episode season number episodeTitle }';

@@ -23,7 +23,7 @@ export const ShowRef = builder.prismaObject('Show', {
         first: t.arg.int({ required: false, description: episodePage.first }),
         offset: t.arg.int({ required: false, description: episodePage.offset }),
       },
-      complexity: pagedComplexity(listLimits.episodes),
+      complexity: pagedComplexity(listLimits.episodes, fieldCosts.episodeRow),
       query: (args) => {
         const page = listPage(args, listLimits.episodes);
         return {
@@ -119,7 +119,22 @@ builder.queryField('searchCatalog', (t) =>
     complexity: (args: { first?: number | null }) => ({ field: fieldCosts.search, multiplier: listPage(args, listLimits.search).first }),
     resolve: async (_root, args, context) => {
       const page = listPage(args, listLimits.search);
-      return pageOf(await context.services.catalog.search(args.query, args.kind ?? undefined), page);
+      return pageOf(await oneAtATime(context, () => context.services.catalog.search(args.query, args.kind ?? undefined)), page);
     },
   }),
 );
+
+/** The searches of each operation (its context), chained: the last one's settlement. */
+const searchTurns = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * Runs `work` once the operation's earlier searches are done. GraphQL resolves sibling fields at
+ * once, so sixteen aliased searches asked the catalogs sixteen times at once and took every
+ * PostgreSQL connection of the pool (three queries each), and other accounts' requests waited for
+ * a connection; one after another, an operation holds one search's connections at a time.
+ */
+function oneAtATime<T>(context: object, work: () => Promise<T>): Promise<T> {
+  const result = (searchTurns.get(context) ?? Promise.resolve()).then(work);
+  searchTurns.set(context, result.catch(() => undefined));
+  return result;
+}

@@ -29,11 +29,16 @@ export function listPage(args: { first?: number | null; offset?: number | null }
 /** `items` cut to `page`. */
 export const pageOf = <T>(items: readonly T[], page: Page): T[] => items.slice(page.offset, page.offset + page.first);
 
-/** The cost of a paged list field: its selection counts once per item the page may hold. */
-export const pagedComplexity = (limit: PageLimit) => (args: { first?: number | null; offset?: number | null }) => ({
-  field: 1,
-  multiplier: listPage(args, limit).first,
-});
+/**
+ * The cost of a paged list field: its selection counts once per item the page may hold, and each
+ * item costs `perItem` more for reading it (fieldCosts.episodeRow).
+ */
+export const pagedComplexity =
+  (limit: PageLimit, perItem = 0) =>
+  (args: { first?: number | null; offset?: number | null }) => {
+    const { first } = listPage(args, limit);
+    return { field: 1 + perItem * first, multiplier: first };
+  };
 
 /**
  * The cost of a Relay connection, with `first`/`last` checked against the connection's maximum

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db, queryCounter } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
-import { calendarUid, loadCalendar } from '../../src/services/calendar.ts';
+import { calendarUid, loadCalendar, showsPerRead } from '../../src/services/calendar.ts';
 import { setFollow } from '../../src/services/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';
@@ -38,17 +38,27 @@ async function countQueries<T>(work: () => Promise<T>): Promise<{ result: T; que
 }
 
 describe('loadCalendar', () => {
-  it('loads any library in two queries, one per kind group (no N+1)', async () => {
+  it('loads a library in a few queries: the titles in one, the shows\' episodes in one per showsPerRead shows (no N+1)', async () => {
     const small = await library(1);
     const large = await library(12);
     const one = await countQueries(() => loadCalendar({ account: small }));
     const twelve = await countQueries(() => loadCalendar({ account: large }));
     expect(one.result.events).toHaveLength(3 + 2);
     expect(twelve.result.events).toHaveLength(36 + 2);
-    expect(one.queries).toBe(2);
-    expect(twelve.queries).toBe(2);
-    expect((await countQueries(() => loadCalendar({ account: large, kinds: ['episode'] }))).queries).toBe(1);
+    // The followed shows' ids, their episodes, the titles.
+    expect(one.queries).toBe(3);
+    expect(twelve.queries).toBe(3);
+    expect((await countQueries(() => loadCalendar({ account: large, kinds: ['episode'] }))).queries).toBe(2);
     expect((await countQueries(() => loadCalendar({ account: large, kinds: ['movie', 'game'] }))).queries).toBe(1);
+  });
+
+  it('reads the episodes of more than showsPerRead shows in several queries, every show\'s included once', async () => {
+    const account = await library(showsPerRead + 1);
+    const { result, queries } = await countQueries(() => loadCalendar({ account, kinds: ['episode'] }));
+    expect(queries).toBe(1 + 2);
+    expect(result.events).toHaveLength(3 * (showsPerRead + 1));
+    expect(new Set(result.events.map((event) => event.showId)).size).toBe(showsPerRead + 1);
+    expect(new Set(result.events.map((event) => event.uid)).size).toBe(result.events.length);
   });
 
   it('orders by date, then title, season and number, and covers local today − past to + future', async () => {

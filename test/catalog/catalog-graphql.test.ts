@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { graphql } from '../support/http.ts';
@@ -52,5 +52,31 @@ describe('GraphQL over a TMDB catalog', () => {
     expect(tmdb.requests.length).toBe(asked);
     const missing = await graphql(app, account.token, '{ catalogLookup(source: TMDB, kind: MOVIE, externalId: 5) { __typename } }');
     expect(missing.json.data.catalogLookup).toBeNull();
+  });
+
+  it("runs an operation's searches one after another, a failed one included, so one operation never takes every connection", async () => {
+    const account = await makeAccount();
+    const answer = tmdbRoute({ shows: [{ id: 990002, name: 'Queue Show', poster_path: null, overview: '', seasons: {} }], movies: [] }, 'k');
+    let inFlight = 0;
+    let most = 0;
+    tmdb.setRoute(async (request) => {
+      if (!request.path.startsWith('/search/')) return answer(request);
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      inFlight -= 1;
+      return answer(request);
+    });
+    const searches = ['queue', 'queue show', '', 'show'].map((text, index) => `s${index}: searchCatalog(query: ${JSON.stringify(text)}, kind: SHOW) { ... on Show { title } }`);
+    const { json } = await graphql(app, account.token, `{ ${searches.join(' ')} }`);
+    // The empty one fails (and, the field being non-null, takes `data` with it, answered at once);
+    // the one after it still runs, in its turn.
+    expect(json.errors.map((error: { path: string[] }) => error.path[0])).toEqual(['s2']);
+    await vi.waitFor(() => expect(tmdb.seen('/search/tv').map((seen) => seen.query.get('query'))).toEqual(expect.arrayContaining(['queue', 'queue show', 'show'])));
+    expect(most).toBe(1);
+    // Without a failure, every search answers.
+    const { json: answered } = await graphql(app, account.token, `{ ${[searches[0], searches[1]].join(' ')} }`);
+    expect(answered.data).toEqual({ s0: [{ title: 'Queue Show' }], s1: [{ title: 'Queue Show' }] });
+    expect(most).toBe(1);
   });
 });
