@@ -196,6 +196,14 @@ describe('GraphQL over HTTP', () => {
     expect(fits.status).toBe(200);
   });
 
+  it('answers a caller without a token 401 before reading the document: no field suggestions, no limits', async () => {
+    for (const query of ['{ viewr { name } }', '{ viewer { nme } }', `{ ${'viewer { name } '.repeat(5_000)} }`]) {
+      const response = await call(app, 'POST', '/graphql', { body: { query } });
+      expect(response.status).toBe(401);
+      expect(response.text).not.toMatch(/did you mean|viewer|QUERY_|TOO_MANY/i);
+    }
+  });
+
   it('answers client mistakes with their own errors, logged at info, and keeps "Unexpected error." for faults', async () => {
     const account = await makeAccount();
     const logged: { level: string; message: string }[] = [];
