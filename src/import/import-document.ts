@@ -9,19 +9,38 @@ import { AppError } from '../errors.ts';
 /** External ids as the catalogs know them; at least one per item for it to be matched. */
 export interface ImportIds {
   tmdb?: number;
+  /** TheTVDB: shows and (TV Time's current export) movies. */
   tvdb?: number;
   igdb?: number;
+  /** IMDb, `tt` + digits: shows and movies. */
+  imdb?: string;
+  /** Giant Bomb: games (older Grouvee exports know games by it only). */
+  giantbomb?: number;
+}
+
+/** An episode's own ids at the catalogs (Trakt's episode ids, TV Time's TheTVDB episode id). */
+export interface ImportEpisodeIds {
+  tvdb?: number;
+  tmdb?: number;
+  imdb?: string;
 }
 
 /** One entry of the watch history: a real change of the watched flag at a known time. */
 export interface ImportWatchEvent {
   watched: boolean;
   at: Date;
+  /**
+   * The file gave no time for this entry and the parser took a nearby one (Simkl: the show's
+   * last_watched_at for an episode without its own watched_at); stored as WatchEvent.estimated.
+   */
+  estimated?: boolean;
 }
 
 export interface ImportEpisode {
   season: number;
   number: number;
+  /** The episode's own catalog ids, when the file has them. */
+  ids?: ImportEpisodeIds;
   title?: string | null;
   airDate?: string | null;
   /** Watch history of this episode from the file, oldest first (may be empty). */
@@ -37,6 +56,10 @@ export interface ImportShow {
   kind: 'show';
   ids: ImportIds;
   title: string;
+  /** First-air year, when the file gives it (matching by title and year). */
+  year?: number;
+  /** The source's own id or URI of the item (its report entries name it). */
+  sourceId?: string;
   poster?: string | null;
   overview?: string | null;
   /** Follow state the file states (the Airdate export does); undefined: "becomes followed". */
@@ -50,10 +73,28 @@ export interface ImportTitle {
   kind: 'movie' | 'game';
   ids: ImportIds;
   title: string;
+  /** Release year, when the file gives it (Letterboxd, Grouvee: matching by title and year). */
+  year?: number;
+  /** The source's own id or URI of the item (Grouvee `id`, Letterboxd URI, TV Time uuid). */
+  sourceId?: string;
   poster?: string | null;
   overview?: string | null;
   releaseDate?: string | null;
   followed?: boolean;
+  history: ImportWatchEvent[];
+  watched?: boolean;
+}
+
+/**
+ * A watched episode the file names only by an episode id of a catalog (TV Time's older exports:
+ * `seen_episode.csv` rows hold TheTVDB's episode id and nothing else). Matched through the catalog
+ * (stored episode ids, the offline file, the network catalogs); an unmatched one is reported,
+ * never made into an invented show.
+ */
+export interface ImportEpisodeRef {
+  ids: ImportEpisodeIds;
+  /** What the file says of it besides the id, for the report (a show name, when it has one). */
+  label?: string;
   history: ImportWatchEvent[];
   watched?: boolean;
 }
@@ -64,7 +105,7 @@ export interface ImportSkip {
   reason: string;
 }
 
-export type ImportSource = 'trakt' | 'simkl' | 'tvtime' | 'airdate' | 'grouvee';
+export type ImportSource = 'trakt' | 'simkl' | 'tvtime' | 'airdate' | 'grouvee' | 'letterboxd';
 
 export interface ImportDocument {
   source: ImportSource;
@@ -72,6 +113,8 @@ export interface ImportDocument {
   fileName: string;
   shows: ImportShow[];
   titles: ImportTitle[];
+  /** Watched episodes known by an episode id only (see ImportEpisodeRef); absent: none. */
+  episodeRefs?: ImportEpisodeRef[];
   /** Recognised entries left out (no usable id, unsupported kind, …). */
   skipped: ImportSkip[];
 }
