@@ -87,6 +87,33 @@ export const listLimits = {
 } as const;
 
 /**
+ * The `home-assistant` summary profile (README "Summary"), sized so each sensor the Home Assistant
+ * integration builds fits Home Assistant: the recorder drops a state's attributes whose JSON passes
+ * 16 384 bytes, and a state longer than 255 characters makes the sensor `unknown`. Texts are
+ * measured in "JSON cost": the most bytes they take in a JSON string, as UTF-8 or as Python's
+ * json.dumps writes them (ASCII, `\uXXXX` escapes), whichever is more (src/rest/home-assistant-summary.ts).
+ */
+export const homeAssistantSummary = {
+  /** Home Assistant's limits. */
+  attributesBytes: 16_384,
+  stateCharacters: 255,
+  /**
+   * Items of `upNext`, `today` and `week`. An item at its largest is 137 bytes of keys, 10-digit
+   * ids, the longest episode code and `, ` / `: ` separators, plus two texts of `textCost`, plus
+   * 2 between items: 649 bytes; 25 of them in `{"up_next": [...]}` are 16 238 bytes.
+   */
+  listItems: 25,
+  /** Largest JSON cost of an item's `show` and `episode_title`: the state limit, so `next.show` fits it too. */
+  textCost: 255,
+  /**
+   * Largest JSON cost of a `releasing` item's `title` (an episode's: the show and its code). Such an
+   * item is at most 76 + 40 + 2 bytes: `releasing` (never cut) fits whatever the titles up to
+   * 138 items, and further with shorter titles.
+   */
+  releasingTitleCost: 40,
+} as const;
+
+/**
  * What a field costs itself, beside its selection, where that is more than one unit: a unit is
  * about the work of one value read through Prisma (~6 µs). A search scans every stored title
  * (three queries, ~20 ms at 1 000 shows), a calendar loads each day of its window, a summary is

@@ -32,8 +32,9 @@ Commands:
   migrate                                 apply pending database migrations and exit
   user create <name> [--timezone <IANA>]  create an account (time zone defaults to UTC)
   user list                               print every account, one JSON object per line
-  user set <name> [--timezone <IANA>] [--webhook-url <URL or "">]
-                                          change an account's settings ("" turns the webhook off)
+  user set <name> [--timezone <IANA>] [--webhook-url <URL or "">] [--summary-profile full|home-assistant]
+                                          change an account's settings ("" turns the webhook off;
+                                          home-assistant: a summary Home Assistant's sensors can hold)
   webhook secret <name>                   print the account's webhook signing secret (whsec_…)
   token show <name>                       print the account's API token, creating it on first view
   token regenerate <name>                 print a new API token; the old one stops working at once
@@ -62,7 +63,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   }
 }
 
-const setSynopsis = 'user set <name> [--timezone <IANA>] [--webhook-url <URL or "">]';
+const setSynopsis = 'user set <name> [--timezone <IANA>] [--webhook-url <URL or "">] [--summary-profile full|home-assistant]';
 
 const commands: Record<string, Handler> = {
   help: async (args, io) => {
@@ -90,12 +91,18 @@ const commands: Record<string, Handler> = {
       for (const account of accounts) io.stdout(JSON.stringify(presentAccount(account)));
     },
     set: async (args, io) => {
-      const { positionals, values } = parse(args, { timezone: { type: 'string' }, 'webhook-url': { type: 'string' } }, ['name'], setSynopsis);
-      if (values.timezone === undefined && values['webhook-url'] === undefined) {
+      const options = { timezone: { type: 'string' }, 'webhook-url': { type: 'string' }, 'summary-profile': { type: 'string' } } as const;
+      const { positionals, values } = parse(args, options, ['name'], setSynopsis);
+      if (values.timezone === undefined && values['webhook-url'] === undefined && values['summary-profile'] === undefined) {
         throw new UsageError(`nothing to change; usage: airdate ${setSynopsis}`);
       }
       const account = await withDatabase(io.config, () =>
-        updateAccount({ name: positionals[0]!, timezone: values.timezone, webhookUrl: values['webhook-url'] }),
+        updateAccount({
+          name: positionals[0]!,
+          timezone: values.timezone,
+          webhookUrl: values['webhook-url'],
+          summaryProfile: values['summary-profile'],
+        }),
       );
       io.stdout(JSON.stringify(presentAccount(account)));
     },

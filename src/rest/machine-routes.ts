@@ -9,6 +9,8 @@ import { presentFeedItem, presentSummary, type GraphQLSummary } from './present-
 import { createAccountCache } from '../services/account-cache.ts';
 import { feedCacheKey } from '../services/feeds.ts';
 import { listLimits } from '../limits.ts';
+import { presentHomeAssistantSummary } from './home-assistant-summary.ts';
+import { summaryLimit } from './summary-limit.ts';
 
 /** Accounts whose serialized summary is kept in memory (a few hundred KB each at most). */
 const summaryCacheCapacity = 500;
@@ -22,15 +24,16 @@ const feedItemFields = `
 /** Every feed list whole, up to the cap that bounds a response (README "Limits"). */
 const all = `(first: ${listLimits.feedItems.max})`;
 
+/** `$first`: `?limit=`, else every item; the account's profile decides the shape (README "Summary"). */
 const summaryOperation = `
-  query MachineSummary {
+  query MachineSummary($first: Int!) {
     summary {
       generatedAt
       counts { upNext airingToday airingWeek unwatchedEpisodes }
       next { ...FeedItemFields }
-      upNext${all} { ...FeedItemFields }
-      today${all} { ...FeedItemFields }
-      week${all} { ...FeedItemFields }
+      upNext(first: $first) { ...FeedItemFields }
+      today(first: $first) { ...FeedItemFields }
+      week(first: $first) { ...FeedItemFields }
       releasing${all} { ...FeedItemFields }
     }
   }
@@ -87,17 +90,21 @@ export function createMachineHandlers(props: MachineRouteProps) {
   };
 
   /**
-   * Serialized summaries without their `generatedAt`, under the feed cache key: a repeated
-   * request costs the token check and one string join instead of a GraphQL execution.
+   * Serialized summaries without their `generatedAt`, under the feed cache key and the limit: a
+   * repeated request costs the token check and one string join instead of a GraphQL execution.
    */
   const summaryBodies = createAccountCache<Buffer>(summaryCacheCapacity);
 
   const handlers = {
-    summary: (async (_request, context) => {
-      const key = feedCacheKey(context.account);
+    summary: (async (request, context) => {
+      const limit = summaryLimit(new URL(request.url).searchParams);
+      const key = `${feedCacheKey(context.account)}:${limit ?? 'all'}`;
       let rest = summaryBodies.get(context.account.id, key);
       if (rest === undefined) {
-        const { generatedAt: _stamp, ...presented } = presentSummary((await runOperation(summary, context, logger)).summary);
+        const data = await runOperation(summary, context, logger, { first: limit ?? listLimits.feedItems.max });
+        // The profile came with the token; changing it bumps the feed version, so the key holds it.
+        const present = context.account.summaryProfile === 'home-assistant' ? presentHomeAssistantSummary : presentSummary;
+        const { generatedAt: _stamp, ...presented } = present(data.summary as GraphQLSummary);
         // Kept as UTF-8 bytes: a repeated request then copies them instead of encoding text.
         rest = Buffer.from(JSON.stringify(presented).slice(1));
         summaryBodies.set(context.account.id, key, rest);

@@ -1,5 +1,5 @@
 /** Feed items as the summary operation returns them (GraphQL names). */
-interface GraphQLFeedItem {
+export interface GraphQLFeedItem {
   kind: string;
   id: number;
   title: string;
@@ -44,8 +44,7 @@ export interface GraphQLSummary {
 }
 
 /** The summary operation's result as the machine API's summary object. */
-export function presentSummary(value: unknown): Record<string, unknown> {
-  const summary = value as GraphQLSummary;
+export function presentSummary(summary: GraphQLSummary): Record<string, unknown> {
   return {
     generatedAt: summary.generatedAt,
     counts: summary.counts,

@@ -1,8 +1,20 @@
 import { db } from '../db/client.ts';
-import { updateAccount } from '../services/accounts.ts';
+import { storedSummaryProfile, updateAccount } from '../services/accounts.ts';
 import { regenerateToken, showToken, showWebhookSecret } from '../services/tokens.ts';
 import { builder } from './builder.ts';
 import { writeErrors } from './errors.ts';
+
+/** What GET /api/machine/summary answers for the account (README "Summary"). */
+const SummaryProfileEnum = builder.enumType('SummaryProfile', {
+  description: 'What GET /api/machine/summary answers for the account.',
+  values: {
+    FULL: { value: 'full', description: 'The whole summary, as the specification shapes it (the default).' },
+    HOME_ASSISTANT: {
+      value: 'home-assistant',
+      description: "Lists capped and items lean, so every sensor of the Home Assistant integration fits Home Assistant's limits.",
+    },
+  } as const,
+});
 
 const AccountRef = builder.prismaObject('Account', {
   description: 'The account the token belongs to.',
@@ -11,6 +23,11 @@ const AccountRef = builder.prismaObject('Account', {
     name: t.exposeString('name'),
     timezone: t.exposeString('timezone', { description: 'IANA time zone; every feed date is in it.' }),
     webhookUrl: t.exposeString('webhookUrl', { nullable: true }),
+    summaryProfile: t.field({
+      type: SummaryProfileEnum,
+      description: 'What GET /api/machine/summary answers.',
+      resolve: (account) => storedSummaryProfile(account.summaryProfile),
+    }),
     apiToken: t.string({
       description: 'The personal API token, created the first time it is viewed.',
       resolve: (account) => showToken({ accountId: account.id }),
@@ -41,6 +58,7 @@ const UpdateSettingsInput = builder.inputType('UpdateSettingsInput', {
   fields: (t) => ({
     timezone: t.string({ required: false, description: 'IANA time zone, e.g. Europe/Berlin.' }),
     webhookUrl: t.string({ required: false, description: 'http(s) URL for release notifications; "" turns them off.' }),
+    summaryProfile: t.field({ type: SummaryProfileEnum, required: false, description: 'What GET /api/machine/summary answers.' }),
   }),
 });
 
@@ -54,6 +72,7 @@ builder.mutationField('updateSettings', (t) =>
         name: context.account.name,
         timezone: input.timezone ?? undefined,
         webhookUrl: input.webhookUrl ?? undefined,
+        summaryProfile: input.summaryProfile ?? undefined,
       }),
   }),
 );

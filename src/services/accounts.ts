@@ -12,7 +12,16 @@ export interface PresentedAccount {
   name: string;
   timezone: string;
   webhookUrl: string | null;
+  summaryProfile: SummaryProfile;
 }
+
+/**
+ * What GET /api/machine/summary answers for the account: `full`, the specification's summary, or
+ * `home-assistant`, a summary every sensor of the Home Assistant integration can hold (README
+ * "Summary"). The integration can send nothing but the bare request, so the account decides.
+ */
+export const summaryProfiles = ['full', 'home-assistant'] as const;
+export type SummaryProfile = (typeof summaryProfiles)[number];
 
 // Letters and digits of any script, plus a few separators that are safe in a shell and a URL.
 const namePattern = /^[\p{L}\p{N}._@-]+$/u;
@@ -64,9 +73,17 @@ export async function updateAccount(props: {
   timezone?: string;
   /** New release-notification target: an absolute http(s) URL, or "" to turn notifications off. */
   webhookUrl?: string;
+  /** New summary profile, one of summaryProfiles. */
+  summaryProfile?: string;
 }): Promise<Account> {
   const account = await findAccountByName(props.name);
-  const changes: { timezone?: string; webhookUrl?: string | null; webhookDisabledAt?: null; webhookDisabledReason?: null } = {};
+  const changes: {
+    timezone?: string;
+    webhookUrl?: string | null;
+    webhookDisabledAt?: null;
+    webhookDisabledReason?: null;
+    summaryProfile?: SummaryProfile;
+  } = {};
   if (props.timezone !== undefined) {
     const timezone = canonicalZoneOrFail(props.timezone);
     if (timezone !== account.timezone) changes.timezone = timezone;
@@ -78,13 +95,36 @@ export async function updateAccount(props: {
       Object.assign(changes, { webhookUrl, webhookDisabledAt: null, webhookDisabledReason: null });
     }
   }
+  if (props.summaryProfile !== undefined) {
+    // The cached summary bodies are keyed by feedVersion, which the change bumps below.
+    const summaryProfile = parseSummaryProfile(props.summaryProfile);
+    if (summaryProfile !== account.summaryProfile) changes.summaryProfile = summaryProfile;
+  }
   if (Object.keys(changes).length === 0) return account;
   return db().account.update({ where: { id: account.id }, data: { ...changes, feedVersion: { increment: 1 } } });
 }
 
-/** The public view of an account: `{ id, name, timezone, webhookUrl }`, never secrets. */
-export function presentAccount(account: Pick<Account, 'id' | 'name' | 'timezone' | 'webhookUrl'>): PresentedAccount {
-  return { id: account.id, name: account.name, timezone: account.timezone, webhookUrl: account.webhookUrl };
+/** The public view of an account: `{ id, name, timezone, webhookUrl, summaryProfile }`, never secrets. */
+export function presentAccount(account: Pick<Account, 'id' | 'name' | 'timezone' | 'webhookUrl' | 'summaryProfile'>): PresentedAccount {
+  return {
+    id: account.id,
+    name: account.name,
+    timezone: account.timezone,
+    webhookUrl: account.webhookUrl,
+    summaryProfile: storedSummaryProfile(account.summaryProfile),
+  };
+}
+
+/** A stored profile as its type; anything else (a hand-edited row) reads as the default, `full`. */
+export function storedSummaryProfile(stored: string): SummaryProfile {
+  return (summaryProfiles as readonly string[]).includes(stored) ? (stored as SummaryProfile) : 'full';
+}
+
+/** One of summaryProfiles, exactly as written (surrounding spaces ignored), or InputError. */
+function parseSummaryProfile(raw: string): SummaryProfile {
+  const text = raw.trim();
+  if ((summaryProfiles as readonly string[]).includes(text)) return text as SummaryProfile;
+  throw new InputError(`unknown summary profile ${quoted(text)}: use ${summaryProfiles.join(' or ')}`, 'summaryProfile');
 }
 
 /** InputError naming `field` and the limit when `text` has more than `max` characters. */

@@ -14,6 +14,8 @@ export interface AuthenticatedAccount {
   feedVersion: number;
   /** Bumped by every catalog change; 0 before the server state row exists. */
   catalogVersion: number;
+  /** What GET /api/machine/summary answers (`full` or `home-assistant`), read with the token. */
+  summaryProfile: string;
 }
 
 /**
@@ -68,14 +70,14 @@ export async function authenticateToken(token: string): Promise<AuthenticatedAcc
   const digest = sha256Hex(token);
   // Identifiers quoted so the same statement runs on PostgreSQL, where unquoted names fold to lower case.
   const [row] = await fastReader().rows(
-    `SELECT a."id", a."name", a."timezone", a."feedVersion", t."id", t."digest",
+    `SELECT a."id", a."name", a."timezone", a."feedVersion", a."summaryProfile", t."id", t."digest",
             COALESCE((SELECT s."catalogVersion" FROM "ServerState" s WHERE s."id" = 1), 0)
      FROM "ApiToken" t JOIN "Account" a ON a."id" = t."accountId"
      WHERE t."digest" = ?`,
     [digest],
   );
   if (!row) return null;
-  const [id, name, timezone, feedVersion, tokenId, storedDigest, catalogVersion] = row;
+  const [id, name, timezone, feedVersion, summaryProfile, tokenId, storedDigest, catalogVersion] = row;
   // The index lookup finds the row; the constant-time comparison is what decides.
   if (!safeEqual(String(storedDigest), digest)) return null;
   noteTokenUse(digest, Number(tokenId));
@@ -85,6 +87,7 @@ export async function authenticateToken(token: string): Promise<AuthenticatedAcc
     timezone: String(timezone),
     feedVersion: Number(feedVersion),
     catalogVersion: Number(catalogVersion),
+    summaryProfile: String(summaryProfile),
   };
 }
 

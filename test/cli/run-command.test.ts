@@ -93,9 +93,9 @@ describe('user list', () => {
     const result = await run(['user', 'list']);
     expect(result.code).toBe(0);
     const accounts = result.stdout.map((line) => JSON.parse(line));
-    for (const account of accounts) expect(Object.keys(account)).toEqual(['id', 'name', 'timezone', 'webhookUrl']);
-    expect(accounts).toContainEqual({ id: expect.any(Number), name: first, timezone: 'UTC', webhookUrl: null });
-    expect(accounts).toContainEqual({ id: expect.any(Number), name: second, timezone: 'Asia/Tokyo', webhookUrl: null });
+    for (const account of accounts) expect(Object.keys(account)).toEqual(['id', 'name', 'timezone', 'webhookUrl', 'summaryProfile']);
+    expect(accounts).toContainEqual({ id: expect.any(Number), name: first, timezone: 'UTC', webhookUrl: null, summaryProfile: 'full' });
+    expect(accounts).toContainEqual({ id: expect.any(Number), name: second, timezone: 'Asia/Tokyo', webhookUrl: null, summaryProfile: 'full' });
   });
 });
 
@@ -105,7 +105,7 @@ describe('user set', () => {
     const result = await run(['user', 'set', name, '--timezone', 'Europe/Paris', '--webhook-url', 'https://hooks.example/airdate']);
     expect(result.code).toBe(0);
     expect(result.stdout).toHaveLength(1);
-    expect(JSON.parse(result.stdout[0]!)).toEqual({ id: expect.any(Number), name, timezone: 'Europe/Paris', webhookUrl: 'https://hooks.example/airdate' });
+    expect(JSON.parse(result.stdout[0]!)).toEqual({ id: expect.any(Number), name, timezone: 'Europe/Paris', webhookUrl: 'https://hooks.example/airdate', summaryProfile: 'full' });
   });
 
   it('turns the webhook off with an empty URL', async () => {
@@ -114,6 +114,46 @@ describe('user set', () => {
     const result = await run(['user', 'set', name, '--webhook-url', '']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout[0]!).webhookUrl).toBeNull();
+  });
+});
+
+describe('user set --summary-profile', () => {
+  /** The stored row, read with the database opened for the moment (runCommand closes it itself). */
+  const stored = async (name: string) => {
+    await openDatabase(config);
+    try {
+      return await db().account.findUniqueOrThrow({ where: { name } });
+    } finally {
+      await closeDatabase();
+    }
+  };
+  const feedVersion = async (name: string) => (await stored(name)).feedVersion;
+
+  it('stores home-assistant and full, bumping the feed version once per real change', async () => {
+    const name = await makeUser();
+    const before = await feedVersion(name);
+    const set = await run(['user', 'set', name, '--summary-profile', 'home-assistant']);
+    expect(set).toEqual({ code: 0, stdout: [expect.any(String)], stderr: [] });
+    expect(JSON.parse(set.stdout[0]!)).toMatchObject({ name, summaryProfile: 'home-assistant' });
+    expect(await feedVersion(name)).toBe(before + 1);
+    // The same profile again changes nothing, not even the cache key.
+    expect((await run(['user', 'set', name, '--summary-profile', 'home-assistant'])).code).toBe(0);
+    expect(await feedVersion(name)).toBe(before + 1);
+    expect(JSON.parse((await run(['user', 'set', name, '--summary-profile', 'full'])).stdout[0]!).summaryProfile).toBe('full');
+    expect(await feedVersion(name)).toBe(before + 2);
+  });
+
+  it('refuses another value with exit status 2, one line, and stores nothing', async () => {
+    const name = await makeUser();
+    for (const value of ['homeassistant', 'HOME_ASSISTANT', 'Full', '', 'x'.repeat(100_000)]) {
+      const result = await run(['user', 'set', name, `--summary-profile=${value}`]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toEqual([]);
+      expect(result.stderr).toHaveLength(1);
+      expect(result.stderr[0]).toMatch(/^airdate: unknown summary profile ".{0,60}": use full or home-assistant$/);
+    }
+    expect((await run(['user', 'set', name, '--summary-profile'])).stderr).toEqual(['airdate: option --summary-profile needs a value (write --summary-profile=<value> for a value starting with "-")']);
+    expect((await stored(name)).summaryProfile).toBe('full');
   });
 });
 

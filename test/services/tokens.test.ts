@@ -117,6 +117,7 @@ describe('authenticateToken', () => {
       timezone: 'Europe/Berlin',
       feedVersion: 7,
       catalogVersion: 0,
+      summaryProfile: 'full',
     });
     await db().serverState.create({ data: { id: 1, catalogVersion: 42 } });
     expect((await authenticateToken(token))?.catalogVersion).toBe(42);
