@@ -107,6 +107,25 @@ describe('updateAccount', () => {
     expect((await findAccountByName(account.name)).feedVersion).toBe(0);
   });
 
+  it('sets the summary profile, bumping feedVersion once per real change (the cached summary is keyed by it)', async () => {
+    const account = await createAccount({ name: uniqueName() });
+    expect(account.summaryProfile).toBe('full');
+    const set = await updateAccount({ name: account.name, summaryProfile: 'home-assistant', timezone: 'Europe/Paris' });
+    expect(set).toMatchObject({ summaryProfile: 'home-assistant', timezone: 'Europe/Paris', feedVersion: 1 });
+    expect((await updateAccount({ name: account.name, summaryProfile: ' home-assistant ' })).feedVersion).toBe(1);
+    expect(await updateAccount({ name: account.name, summaryProfile: 'full' })).toMatchObject({ summaryProfile: 'full', feedVersion: 2 });
+  });
+
+  it('refuses an unknown summary profile and changes nothing, the other fields of the call included', async () => {
+    const account = await createAccount({ name: uniqueName() });
+    for (const summaryProfile of ['HOME_ASSISTANT', 'homeassistant', 'Full', '', 'x'.repeat(1_000_000)]) {
+      const attempt = updateAccount({ name: account.name, timezone: 'Asia/Tokyo', summaryProfile });
+      await expect(attempt, summaryProfile.slice(0, 20)).rejects.toThrow(InputError);
+      await expect(updateAccount({ name: account.name, summaryProfile }), summaryProfile.slice(0, 20)).rejects.toThrow(/^unknown summary profile ".{0,60}": use full or home-assistant$/);
+    }
+    expect(await findAccountByName(account.name)).toMatchObject({ summaryProfile: 'full', timezone: 'UTC', feedVersion: 0 });
+  });
+
   it('refuses an unknown account or time zone', async () => {
     await expect(updateAccount({ name: 'nobody-here', timezone: 'UTC' })).rejects.toThrow(NotFoundError);
     const account = await createAccount({ name: uniqueName() });
@@ -115,10 +134,12 @@ describe('updateAccount', () => {
 });
 
 describe('presentAccount', () => {
-  it('shows id, name, time zone and webhook URL, and no secrets', async () => {
+  it('shows id, name, time zone, webhook URL and summary profile, and no secrets', async () => {
     const account = await createAccount({ name: uniqueName() });
     await db().account.update({ where: { id: account.id }, data: { webhookSecretEnc: 'v1.secret' } });
     const stored = await findAccountByName(account.name);
-    expect(presentAccount(stored)).toEqual({ id: account.id, name: account.name, timezone: 'UTC', webhookUrl: null });
+    expect(presentAccount(stored)).toEqual({ id: account.id, name: account.name, timezone: 'UTC', webhookUrl: null, summaryProfile: 'full' });
+    // A value no version of Airdate writes (a hand-edited row) reads as the default.
+    expect(presentAccount({ ...stored, summaryProfile: 'compact' }).summaryProfile).toBe('full');
   });
 });
