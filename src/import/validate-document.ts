@@ -46,8 +46,13 @@ type Item = ImportShow | ImportTitle;
 
 /** Checks what shows, movies and games share. */
 function checkItem(item: Item, fail: Fail): void {
-  for (const [source, id] of Object.entries(item.ids) as [keyof ImportIds, number | undefined][]) {
-    if (id !== undefined && !isIntColumnId(id)) fail(item, undefined, `${source} id ${id} is not a whole number from 1 to ${maxIntColumn}`);
+  for (const [source, id] of Object.entries(item.ids) as [keyof ImportIds, number | string | undefined][]) {
+    // IMDb ids are text (`tt` and digits); every other catalog's id is a 32-bit number.
+    if (source === 'imdb') {
+      if (id !== undefined && (typeof id !== 'string' || !/^tt\d{1,12}$/.test(id))) fail(item, undefined, `imdb id ${quoted(String(id))} is not "tt" and up to 12 digits`);
+    } else if (id !== undefined && (typeof id !== 'number' || !isIntColumnId(id))) {
+      fail(item, undefined, `${source} id ${id} is not a whole number from 1 to ${maxIntColumn}`);
+    }
   }
   checkText(item, undefined, 'title', item.title, catalogLengths.title, fail);
   if (item.title.trim() === '') fail(item, undefined, 'the title is empty');
