@@ -253,6 +253,21 @@ describe('POST /api/import/tvtime', () => {
     expect(again.json.imported.history).toBe(0);
   });
 
+  it('hostile rows: an episode id past 32 bits is skipped with its line, a watch before 1900 or in the future refuses the file', async () => {
+    const rows = [
+      { episode_id: 99_999_999_999, created_at: '2017-05-02 21:24:51 +0000 UTC' },
+      { episode_id: 5, created_at: '2017-05-02 21:24:51 +0000 UTC' },
+    ];
+    const [document] = parseTvTimeFiles([{ name: 'seen_episode.csv', bytes: csvFile(headers.seenOld, rows) }]);
+    expect(document!.skipped).toEqual([{ item: 'line 2: a watch', reason: 'names neither the show with season and episode numbers nor a TheTVDB episode id' }]);
+    for (const at of ['1850-01-01 00:00:00 +0000 UTC', '2999-01-01 00:00:00 +0000 UTC']) {
+      const tracking = csvFile(headers.trackingV2, [{ s_id: unique(), series_name: 'Fine', episode_number: 1, season_number: 1, created_at: '2020-01-01 00:00:00' }]);
+      const { account, status, json: answer } = await upload({ 'tracking-prod-records-v2.csv': tracking, 'seen_episode.csv': csvFile(headers.seenOld, [{ episode_id: 5, created_at: at }]) });
+      expect([status, answer.error]).toEqual([400, expect.stringMatching(new RegExp(`^seen_episode\\.csv: episode TheTVDB 5: a watch at ${at.slice(0, 4)}-01-01T00:00:00\\.000Z is outside 1900-01-01`))]);
+      expect(await db().libraryItem.count({ where: { accountId: account.id } })).toBe(0);
+    }
+  });
+
   it('400 naming another service\'s file or an upload with no TV Time file; nothing is written', async () => {
     const tracking = csvFile(headers.trackingV2, [{ s_id: unique(), series_name: 'Kept Out', episode_number: 1, season_number: 1, created_at: goTime(new Date('2020-01-01T00:00:00Z')) }]);
     const cases: [Record<string, Uint8Array>, RegExp][] = [
