@@ -139,6 +139,25 @@ describe('TV Time files of every shape (parser)', () => {
     expect(watches!.skipped).toEqual([{ item: 'line 7: Nobody Follows This S2E6', reason: 'names neither the show with season and episode numbers nor a TheTVDB episode id' }]);
   });
 
+  it('reads ratings, reports where-watched tables, list items of another type and rows without ids, each with its line', () => {
+    const rating = csvFile(['user_id', 'tv_show_id', 'rating', 'created_at', 'updated_at', 'tv_show_name'], [{ tv_show_id: 81189, rating: 4, tv_show_name: 'Breaking Bad' }, { tv_show_id: 'abc', rating: 1, tv_show_name: 'Broken' }]);
+    const source = csvFile(['user_id', 'episode_id', 'source', 'created_at', 'updated_at', 'tv_show_name', 'episode_season_number', 'episode_number'], [{ episode_id: 1, source: 'app', created_at: '2017-05-02 21:24:51' }]);
+    const lists = csvFile(headers.lists, [{ list_id: 1, list_name: 'Mix', item_type: 'person', tvdb_id: 5, name: 'Someone' }, { list_id: 1, list_name: 'Mix', item_type: 'series', name: 'No Ids' }]);
+    const series = csvFile(headers.series, [{ title: 'Nothing Known', status: 'continuing' }]);
+    const [rated, echo, listed, shows] = parseTvTimeFiles([
+      { name: 'tv_show_rate.csv', bytes: rating }, { name: 'seen_episode_source.csv', bytes: source }, { name: 'lists.csv', bytes: lists }, { name: 'tvtime-series-2024-05-01.csv', bytes: series },
+    ]);
+    expect(rated!.shows.map((show) => [show.ids, show.title, show.followed])).toEqual([[{ tvdb: 81189 }, 'Breaking Bad', undefined]]);
+    expect(rated!.skipped).toEqual([{ item: 'line 3: Broken', reason: 'tv_show_id "abc" is no TheTVDB series id' }]);
+    expect(echo!.skipped).toEqual([{ item: 'seen_episode_source.csv', reason: '1 row saying where the watches of seen_episode.csv were made (the watches are read from there)' }]);
+    expect([echo!.shows, echo!.episodeRefs]).toEqual([[], undefined]);
+    expect(listed!.skipped).toEqual([
+      { item: 'line 2: Someone of list "Mix"', reason: 'item_type "person" is neither a series nor a movie' },
+      { item: 'line 3: No Ids of list "Mix"', reason: 'has no TheTVDB id and no TV Time uuid' },
+    ]);
+    expect(shows!.skipped).toEqual([{ item: 'line 2: Nothing Known', reason: 'has no TheTVDB id, IMDb id or TV Time uuid' }]);
+  });
+
   it('names the file and line of a time it cannot read, and of a bad season number', () => {
     const seen = csvFile(headers.seenOld, [{ episode_id: 1, created_at: goTime(new Date()) }, { episode_id: 2, created_at: '2017-05-02 21:24:51 CEST' }]);
     expect(failure(() => parseTvTimeFiles([{ name: 'x.zip/seen_episode.csv', bytes: seen }])).message)
@@ -277,6 +296,7 @@ describe('POST /api/import/tvtime', () => {
       [{ 'random.csv': bytes('foo,bar\n1,2\n') }, /^random\.csv: is not a TV Time file this importer reads: it has the columns foo, bar/],
       [{ 'trakt.zip': zip({ 'trakt/watched-history-1.json': json([{ watched_at: '2025-01-01T00:00:00.000Z', action: 'watch', type: 'episode' }]), 'trakt/readme.txt': bytes('hi') }) }, /^trakt\.zip\/trakt\/watched-history-1\.json: is a Trakt export/],
       [{ 'photos.zip': zip({ 'a/table.csv': bytes('x,y\n1,2\n'), 'a/readme.txt': bytes('hi') }) }, /^photos\.zip: holds no TV Time file: found table\.csv \(x, y\); expected/],
+      [{ 'notes.zip': zip({ 'readme.txt': bytes('hi'), 'access_token.csv': bytes('token\nsecret\n') }) }, /^upload: holds no CSV file; expected TV Time export files/],
     ];
     for (const [files, message] of cases) {
       const { account, status, json: answer } = await upload(files);
