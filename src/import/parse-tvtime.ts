@@ -4,6 +4,7 @@ import type { ImportDocument } from './import-document.ts';
 import { externalId, parseCsvFile, type CsvRow } from './parse-helpers.ts';
 import { TvTimeCollector } from './tvtime-collector.ts';
 import { readListItem, readMovie, readSeries, readSeriesEpisode } from './tvtime-data-export.ts';
+import { asUtf8 } from './tvtime-text.ts';
 import { classifyTvTimeFile, noTvTimeFile, type ClassifiedFile, type TvTimeFileKind } from './tvtime-files.ts';
 import { readRewatched, readSeen, readShowRow, readTrackingV1, readTrackingV2, type RowContext, type ShowNames } from './tvtime-rows.ts';
 
@@ -19,7 +20,8 @@ export { tvTimeWantsEntry } from './tvtime-files.ts';
  *   TV Time file, is refused (400) naming what it is and what this route reads. The export's token,
  *   login and IP address files are never inflated.
  * - Columns are read by name, in any order, extra columns ignored; BOM, CRLF and quoted newlines
- *   are the CSV reader's. Times: see tvtime-timestamps.ts (no zone = UTC).
+ *   are the CSV reader's; UTF-16 and Windows-1252 re-saves are read too (tvtime-text.ts). Times: see
+ *   tvtime-timestamps.ts (no zone = UTC).
  * - Every row is accounted for in its file's document: in an item, as a watch another row gave
  *   already (merged, counted), as an episode not watched (counted), as an episode reference (a
  *   TheTVDB episode id the catalog resolves), or skipped with why.
@@ -28,7 +30,7 @@ export { tvTimeWantsEntry } from './tvtime-files.ts';
  *   `archived=1` / `is_archived` archive.
  */
 export function parseTvTimeFiles(files: UploadedFile[]): ImportDocument[] {
-  const classified = files.map(classifyTvTimeFile);
+  const classified = files.map((file) => classifyTvTimeFile(asUtf8(file)));
   const read = classified.filter((entry) => entry.kind !== undefined);
   if (read.length === 0) throw noTvTimeFile(classified);
   const rowsOf = new Map<ClassifiedFile, CsvRow[]>(read.map((entry) => [entry, parseCsvFile(entry.file.bytes, entry.file.name)]));

@@ -158,6 +158,15 @@ describe('TV Time files of every shape (parser)', () => {
     expect(shows!.skipped).toEqual([{ item: 'line 2: Nothing Known', reason: 'has no TheTVDB id, IMDb id or TV Time uuid' }]);
   });
 
+  it('reads files re-saved as UTF-16 (with its BOM) or Windows-1252', () => {
+    const text = new TextDecoder().decode(csvFile(headers.followed, [{ tv_show_id: 81189, active: 0, tv_show_name: 'Átta – ドラマ' }], { crlf: true }));
+    const utf16 = new Uint8Array([0xff, 0xfe, ...new Uint8Array(Buffer.from(text, 'utf16le'))]);
+    const latin = new Uint8Array(Buffer.from(text.replace('Átta – ドラマ', 'Pokémon'), 'latin1'));
+    const [wide, western] = parseTvTimeFiles([{ name: 'followed_tv_show.csv', bytes: utf16 }, { name: 'followed-again.csv', bytes: latin }]);
+    expect(wide!.shows.map((show) => [show.title, show.followed])).toEqual([['Átta – ドラマ', false]]);
+    expect(western!.shows.map((show) => show.title)).toEqual(['Pokémon']);
+  });
+
   it('names the file and line of a time it cannot read, and of a bad season number', () => {
     const seen = csvFile(headers.seenOld, [{ episode_id: 1, created_at: goTime(new Date()) }, { episode_id: 2, created_at: '2017-05-02 21:24:51 CEST' }]);
     expect(failure(() => parseTvTimeFiles([{ name: 'x.zip/seen_episode.csv', bytes: seen }])).message)
