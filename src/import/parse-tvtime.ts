@@ -4,9 +4,10 @@ import type { ImportDocument } from './import-document.ts';
 import { externalId, parseCsvFile, type CsvRow } from './parse-helpers.ts';
 import { TvTimeCollector } from './tvtime-collector.ts';
 import { readListItem, readMovie, readSeries, readSeriesEpisode } from './tvtime-data-export.ts';
-import { asUtf8 } from './tvtime-text.ts';
+import { readListV1 } from './tvtime-lists.ts';
 import { classifyTvTimeFile, noTvTimeFile, type ClassifiedFile, type TvTimeFileKind } from './tvtime-files.ts';
-import { readRewatched, readSeen, readShowRow, readTrackingV1, readTrackingV2, type RowContext, type ShowNames } from './tvtime-rows.ts';
+import { readRewatched, readSeen, readShowRow, readTrackingV1, readTrackingV2, yearOf, type RowContext, type ShowNames } from './tvtime-rows.ts';
+import { asUtf8 } from './tvtime-text.ts';
 
 export { tvTimeWantsEntry } from './tvtime-files.ts';
 
@@ -64,12 +65,21 @@ const readerOf: Record<Exclude<TvTimeFileKind, 'seen-echo'>, (context: RowContex
   'series-episodes': readSeriesEpisode,
   movies: readMovie,
   lists: readListItem,
+  'lists-v1': readListV1,
 };
 
 /** Show names and TheTVDB ids from every file that gives both (the first one given wins). */
 function showNames(rowsOf: Map<ClassifiedFile, CsvRow[]>): ShowNames {
-  const names: ShowNames = { idByName: new Map(), nameById: new Map(), nameByUuid: new Map() };
+  const names: ShowNames = { idByName: new Map(), nameById: new Map(), nameByUuid: new Map(), movieByUuid: new Map() };
   for (const [entry, rows] of rowsOf) {
+    if (entry.kind === 'tracking-v1') {
+      for (const row of rows) {
+        const uuid = row.get('uuid');
+        if (row.get('entity_type') === 'movie' && uuid && row.get('movie_name') && !names.movieByUuid.has(uuid)) {
+          names.movieByUuid.set(uuid, { title: row.get('movie_name'), year: yearOf(row.get('release_date')) });
+        }
+      }
+    }
     const columns = namingColumns[entry.kind!];
     if (!columns) continue;
     for (const row of rows) {

@@ -26,13 +26,16 @@ export type TvTimeFileKind =
   | 'series'
   | 'series-episodes'
   | 'movies'
-  | 'lists';
+  | 'lists'
+  /** `lists-prod-lists.csv` of the GDPR export: each list's items as a dump of Go maps. */
+  | 'lists-v1';
 
 /** Columns that tell a kind, tried in order (the first kind whose columns are all there wins). */
 const kindByColumns: [TvTimeFileKind, string[]][] = [
   ['series-episodes', ['series_tvdb_id', 'is_watched']],
   ['series-episodes', ['series_uuid', 'is_watched']],
   ['lists', ['list_id', 'item_type']],
+  ['lists-v1', ['objects']],
   ['movies', ['uuid', 'is_watched', 'title']],
   ['series', ['uuid', 'status', 'title']],
   ['tracking-v2', ['s_id']],
@@ -50,7 +53,7 @@ const kindByColumns: [TvTimeFileKind, string[]][] = [
 /** The files this importer reads, for the message that refuses anything else. */
 export const expectedTvTimeFiles =
   'expected TV Time export files: tracking-prod-records(-v2).csv, seen_episode.csv, rewatched_episode.csv, followed_tv_show.csv, '
-  + 'user_tv_show_data.csv, tv_show_rate.csv, or the data export\'s tvtime-series-, tvtime-series-episodes-, tvtime-movies- and tvtime-lists-….csv';
+  + 'user_tv_show_data.csv, tv_show_rate.csv, lists-prod-lists.csv, or the data export\'s tvtime-series-, tvtime-series-episodes-, tvtime-movies- and tvtime-lists-….csv';
 
 const normalise = (baseName: string) => baseName.toLowerCase().replace(/\.[a-z0-9]+$/, '').replace(/[^a-z0-9]/g, '');
 

@@ -19,6 +19,8 @@ export interface ShowNames {
   nameById: Map<number, string>;
   /** TV Time series uuid → name. */
   nameByUuid: Map<string, string>;
+  /** TV Time movie uuid → title and year (the v1 tracking file's movie rows). */
+  movieByUuid: Map<string, { title: string; year?: number }>;
 }
 
 /** One row being read, with what its reader needs. */

@@ -167,6 +167,19 @@ describe('TV Time files of every shape (parser)', () => {
     expect(western!.shows.map((show) => show.title)).toEqual(['Pokémon']);
   });
 
+  it('reads the GDPR lists file\'s Go map dump: series by TheTVDB id (Go\'s float form too), movies named through the v1 tracking file', () => {
+    const tracking = csvFile(headers.trackingV1, [{ uuid: 'u-heat', type: 'towatch', movie_name: 'Heat', release_date: '1995-12-15', entity_type: 'movie', created_at: '2020-01-01 00:00:00' }]);
+    const objects = '[map[created_at:1.6e+09 id:1e+06 type:series] map[created_at:1.6e+09 id:81189 type:series] map[created_at:1.6e+09 type:movie uuid:u-heat] map[type:movie uuid:u-gone] map[id:3 type:person]]';
+    const lists = csvFile(['id', 'user_id', 'name', 'objects', 'created_at'], [{ id: 7, user_id: 4242, name: 'Weekend, maybe', objects }], { bom: true });
+    const [, listed] = parseTvTimeFiles([{ name: 'tracking-prod-records.csv', bytes: tracking }, { name: 'lists-prod-lists.csv', bytes: lists }]);
+    expect(listed!.shows.map((show) => [show.ids, show.title])).toEqual([[{ tvdb: 1_000_000 }, 'TheTVDB series 1000000'], [{ tvdb: 81189 }, 'TheTVDB series 81189']]);
+    expect(listed!.titles.map((movie) => [movie.title, movie.year, movie.sourceId])).toEqual([['Heat', 1995, 'u-heat']]);
+    expect(listed!.skipped).toEqual([
+      { item: 'line 2: movie u-gone of list "Weekend, maybe"', reason: 'a movie known only by its TV Time uuid, which no other file of the upload names' },
+      { item: 'line 2: map[id:3 type:person] of list "Weekend, maybe"', reason: 'is neither a series with a TheTVDB id nor a movie with a TV Time uuid' },
+    ]);
+  });
+
   it('names the file and line of a time it cannot read, and of a bad season number', () => {
     const seen = csvFile(headers.seenOld, [{ episode_id: 1, created_at: goTime(new Date()) }, { episode_id: 2, created_at: '2017-05-02 21:24:51 CEST' }]);
     expect(failure(() => parseTvTimeFiles([{ name: 'x.zip/seen_episode.csv', bytes: seen }])).message)
