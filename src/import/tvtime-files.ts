@@ -43,8 +43,11 @@ const kindByColumns: [TvTimeFileKind, string[]][] = [
   ['rewatched', ['episode_id', 'cpt']],
   ['seen-echo', ['episode_id', 'watched_on_source_id']],
   ['seen-echo', ['episode_id', 'source', 'created_at']],
-  ['seen', ['episode_id', 'created_at']],
+  // Other tables of the export name an episode and a time too (emotions, comments): seen_episode.csv
+  // is told by the columns only it has, or by its name.
   ['seen', ['episode_id', 'episode_season_number']],
+  ['seen', ['episode_id', 'tweet_id']],
+  ['seen', ['episode_id', 'fb_action_id']],
   ['followed', ['tv_show_id', 'active']],
   ['show-data', ['tv_show_id', 'is_followed']],
   ['rating', ['tv_show_id', 'rating']],
@@ -99,7 +102,9 @@ export function classifyTvTimeFile(file: UploadedFile): ClassifiedFile {
   const has = new Set(columns);
   const service = csvService(has);
   if (service) throw new ImportFileError(file.name, `is ${service} (columns ${listColumns(columns)}), not a TV Time file; ${expectedTvTimeFiles}`);
-  const kind = kindByColumns.find(([, needed]) => needed.every((column) => has.has(column)))?.[0];
+  const named = normalise(path.posix.basename(file.name));
+  const kind = kindByColumns.find(([, needed]) => needed.every((column) => has.has(column)))?.[0]
+    ?? (named.startsWith('seenepisode') && has.has('episode_id') && has.has('created_at') ? 'seen' : undefined);
   if (kind) return { file, kind, columns };
   const found = columns.length === 0 ? 'has no header line' : `has the columns ${listColumns(columns)}`;
   if (!inZip) throw new ImportFileError(file.name, `is not a TV Time file this importer reads: it ${found}; ${expectedTvTimeFiles}`);

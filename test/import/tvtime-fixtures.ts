@@ -127,6 +127,7 @@ export function olderExport(tvdbBase: number) {
     'tvtime-export/tracking-prod-records.csv': csvFile(headers.trackingV1, trackingV1Rows, { shuffle: 5 }),
     'tvtime-export/seen_episode.csv': csvFile(headers.seenOld, seen, { crlf: true }),
     'tvtime-export/rewatched_episode.csv': csvFile(headers.rewatched, rewatched, { shuffle: 2, extra: ['information'] }),
+    'tvtime-export/emotion.csv': csvFile(['user_id', 'episode_id', 'emotion_id', 'created_at'], [{ user_id: 4242, episode_id: 50_000_001, emotion_id: 3, created_at: goTime(new Date(start)) }]),
     'tvtime-export/user.csv': csvFile(['id', 'name', 'email', 'timezone'], [{ id: 4242, name: 'fixture', email: 'someone@example.com', timezone: 'Europe/Paris' }]),
     'tvtime-export/access_token.csv': bytes('token,created_at\nsecret-token,2017-05-02 21:24:51 +0000 UTC\n'),
     'tvtime-export/auth-prod-login.csv': bytes('login,password\nsomeone,hash\n'),

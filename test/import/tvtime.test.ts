@@ -62,8 +62,14 @@ describe('TV Time older GDPR export (parser)', () => {
   it('never inflates the credential files; reads the rest by header, a table it does not read is reported', () => {
     expect(['access_token.csv', 'auth-prod-login.csv', 'ip_address.csv', 'Access-Token (1).csv'].map(tvTimeWantsEntry)).toEqual([false, false, false, false]);
     expect(documents.map((document) => path.posix.basename(document.fileName)).sort())
-      .toEqual(['followed_tv_show.csv', 'rewatched_episode.csv', 'seen_episode.csv', 'tracking-prod-records-v2.csv', 'tracking-prod-records.csv', 'user.csv', 'user_tv_show_data.csv']);
+      .toEqual(['emotion.csv', 'followed_tv_show.csv', 'rewatched_episode.csv', 'seen_episode.csv', 'tracking-prod-records-v2.csv', 'tracking-prod-records.csv', 'user.csv', 'user_tv_show_data.csv']);
     expect(byFile(documents, 'user.csv').skipped).toEqual([{ item: 'user.csv', reason: 'not a TV Time file this importer reads (it has the columns id, name, email, timezone)' }]);
+    // A table naming an episode and a time is not taken for watches.
+    expect(byFile(documents, 'emotion.csv')).toMatchObject({ shows: [], titles: [], skipped: [{ item: 'emotion.csv', reason: expect.stringMatching(/^not a TV Time file/) }] });
+    expect(byFile(documents, 'emotion.csv').episodeRefs).toBeUndefined();
+    // seen_episode.csv renamed is still known by its columns.
+    const [renamed] = parseTvTimeFiles([{ name: 'export (3).csv', bytes: fixture.files['tvtime-export/seen_episode.csv']! }]);
+    expect(renamed!.episodeRefs).toHaveLength(fixture.counts.seenEpisodes);
   });
 
   it('imports is_followed=0 shows not followed (titles from followed_tv_show.csv), archived=1 archived', () => {
