@@ -1,6 +1,6 @@
 import { catalogDateRange, catalogLengths, historyTimeRange, maxIntColumn } from '../limits.ts';
 import { exceedsLength, isCatalogDate, isHistoryTime, isIntColumnCount, isIntColumnId, isPosterUrl, quoted, shortenText } from '../value-bounds.ts';
-import { ImportFileError, type ImportDocument, type ImportEpisode, type ImportIds, type ImportShow, type ImportTitle, type ImportWatchEvent } from './import-document.ts';
+import { ImportFileError, type ImportDocument, type ImportEpisode, type ImportEpisodeRef, type ImportIds, type ImportShow, type ImportTitle, type ImportWatchEvent } from './import-document.ts';
 
 /**
  * The one check every import document passes, whatever its source, before anything of the request
@@ -32,6 +32,7 @@ export function validateImportDocument(document: ImportDocument, now: number = D
     if (title.releaseDate != null) checkDate(title, undefined, 'release date', title.releaseDate, fail);
     checkHistory(title, undefined, title.history, now, fail);
   }
+  for (const ref of document.episodeRefs ?? []) checkEpisodeRef(document.fileName, ref, now);
   for (const skip of document.skipped) skip.item = shortenText(skip.item, catalogLengths.title);
   return document;
 }
@@ -46,8 +47,13 @@ type Item = ImportShow | ImportTitle;
 
 /** Checks what shows, movies and games share. */
 function checkItem(item: Item, fail: Fail): void {
-  for (const [source, id] of Object.entries(item.ids) as [keyof ImportIds, number | undefined][]) {
-    if (id !== undefined && !isIntColumnId(id)) fail(item, undefined, `${source} id ${id} is not a whole number from 1 to ${maxIntColumn}`);
+  for (const [source, id] of Object.entries(item.ids) as [keyof ImportIds, number | string | undefined][]) {
+    // IMDb ids are text (`tt` and digits); every other catalog's id is a 32-bit number.
+    if (source === 'imdb') {
+      if (id !== undefined && (typeof id !== 'string' || !/^tt\d{1,12}$/.test(id))) fail(item, undefined, `imdb id ${quoted(String(id))} is not "tt" and up to 12 digits`);
+    } else if (id !== undefined && (typeof id !== 'number' || !isIntColumnId(id))) {
+      fail(item, undefined, `${source} id ${id} is not a whole number from 1 to ${maxIntColumn}`);
+    }
   }
   checkText(item, undefined, 'title', item.title, catalogLengths.title, fail);
   if (item.title.trim() === '') fail(item, undefined, 'the title is empty');
@@ -78,5 +84,20 @@ function checkHistory(item: Item, episode: ImportEpisode | undefined, history: I
     if (isHistoryTime(entry.at, now)) continue;
     const when = Number.isNaN(entry.at.getTime()) ? 'an invalid time' : entry.at.toISOString();
     fail(item, episode, `a watch at ${when} is outside ${historyTimeRange.earliest} to a day from now`);
+  }
+}
+
+/** An episode known by its catalog ids only (TV Time's older files): its ids and its watches' times. */
+function checkEpisodeRef(fileName: string, ref: ImportEpisodeRef, now: number): void {
+  const name = `episode ${ref.ids.tvdb !== undefined ? `TheTVDB ${ref.ids.tvdb}` : ref.ids.tmdb !== undefined ? `TMDB ${ref.ids.tmdb}` : `IMDb ${ref.ids.imdb}`}`;
+  for (const source of ['tvdb', 'tmdb'] as const) {
+    const id = ref.ids[source];
+    if (id !== undefined && !isIntColumnId(id)) throw new ImportFileError(fileName, `${name}: ${source} id ${id} is not a whole number from 1 to ${maxIntColumn}`);
+  }
+  if (ref.label !== undefined) ref.label = shortenText(ref.label, catalogLengths.title);
+  for (const entry of ref.history) {
+    if (isHistoryTime(entry.at, now)) continue;
+    const when = Number.isNaN(entry.at.getTime()) ? 'an invalid time' : entry.at.toISOString();
+    throw new ImportFileError(fileName, `${name}: a watch at ${when} is outside ${historyTimeRange.earliest} to a day from now`);
   }
 }

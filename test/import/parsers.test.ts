@@ -138,7 +138,9 @@ describe('TV Time', () => {
       + '9000101,Breaking Bad,1,1,2022-05-01 20:11:05,2022-05-01 20:11:05\n9,Unknown Show,1,1,2022-05-01 20:11:05,2022-05-01 20:11:05\n');
     const [follows, watches] = parseTvTimeFiles([{ name: 'followed_tv_show.csv', bytes: followed }, { name: 'my-seen-episodes.csv', bytes: seen }]);
     expect(follows!.shows.map((show) => [show.title, show.followed, show.archived])).toEqual([['Breaking Bad', undefined, true], ['Friends', false, undefined]]);
-    expect(watches!.shows.map((show) => [show.title, show.ids])).toEqual([['Breaking Bad', { tvdb: 81189 }], ['Unknown Show', {}]]);
+    expect(watches!.shows.map((show) => [show.title, show.ids])).toEqual([['Breaking Bad', { tvdb: 81189 }]]);
+    // A show no file gives an id for: its episode is handed on by its TheTVDB episode id, never made an id-less show.
+    expect(watches!.episodeRefs).toEqual([{ ids: { tvdb: 9 }, label: 'Unknown Show S1E1', history: [{ watched: true, at: new Date('2022-05-01T20:11:05Z') }] }]);
   });
 
   it('names the file and line of a bad timestamp', () => {
