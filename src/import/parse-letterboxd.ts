@@ -39,8 +39,9 @@ function notImported(name: string, columns: Set<string>): string | undefined {
   if (parts.includes('deleted') || parts.includes('orphaned')) return 'not imported: entries deleted from the account (or left without their film)';
   if (parts.includes('likes')) return 'not imported: likes are not stored';
   if (parts.includes('lists')) return 'not imported: Letterboxd lists are not stored';
-  if (base === 'reviews' || columns.has('review')) return 'not imported: reviews are not stored (diary.csv has the same viewings)';
-  if (base === 'profile' || base === 'comments' || columns.has('comment') || (columns.has('username') && !columns.has('letterboxd uri'))) {
+  if (columns.has('letterboxd uri') && columns.has('review')) return 'not imported: reviews are not stored (diary.csv has the same viewings)';
+  // Account files, by name and by their own columns (never a film's "Letterboxd URI").
+  if (!columns.has('letterboxd uri') && ((base === 'profile' && columns.has('username')) || (base === 'comments' && columns.has('comment')))) {
     return 'not imported: account data, no films';
   }
   return undefined;
@@ -80,7 +81,7 @@ export function parseLetterboxdFiles(files: UploadedFile[]): ImportDocument[] {
   const read: { file: UploadedFile; kind: FileKind }[] = [];
   for (const file of files) {
     const columns = csvHeaderColumns(file.bytes);
-    const reason = columns && notImported(file.name, columns);
+    const reason = notImported(file.name, columns ?? new Set());
     if (reason) {
       skipped.push({ item: path.posix.basename(file.name), reason });
       continue;
