@@ -62,3 +62,22 @@ describe('POST /api/import/trakt', () => {
     expect(await db().libraryItem.count({ where: { accountId: account.id } })).toBe(0);
   });
 });
+
+describe('POST /api/import/airdate', () => {
+  it('names another service\'s file instead of a JSON path error', async () => {
+    const account = await makeAccount();
+    const expected = 'not an Airdate export (a JSON object with "format": "airdate-export")';
+    const trakt = await upload(app, '/api/import/airdate', account.token, { 'watched-shows.json': json([watchedShow('S', unique(), null, 1, null)]) });
+    expect(trakt).toEqual({ status: 400, json: { error: `watched-shows.json: is a Trakt JSON file, ${expected}` } });
+    const grouvee = await upload(app, '/api/import/airdate', account.token, { 'g.csv': bytes([grouveeHeader, grouveeRow('Portal', 71, 'Played')].join('\n')) });
+    expect(grouvee).toEqual({ status: 400, json: { error: `g.csv: is a Grouvee collection CSV, ${expected}` } });
+  });
+});
+
+describe('POST /api/import/airdate, a Simkl backup', () => {
+  it('is named as one', async () => {
+    const account = await makeAccount();
+    const simkl = await upload(app, '/api/import/airdate', account.token, { 'SimklBackup.json': json({ shows: [{ show: { title: 'x', ids: { simkl: 1 } }, watched_episodes_count: 3 }] }) });
+    expect(simkl).toEqual({ status: 400, json: { error: 'SimklBackup.json: is a Simkl JSON backup, not an Airdate export (a JSON object with "format": "airdate-export")' } });
+  });
+});
