@@ -40,6 +40,9 @@ export function parseSimklFile(bytes: Uint8Array, fileName: string): ImportDocum
   const backup = objectOf(parseJsonFile(bytes, fileName));
   if (!backup || backup.format !== undefined || !['shows', 'movies', 'anime'].some((key) => key in backup)) throw notThisSource(bytes, fileName, expected);
   const builder = new DocumentBuilder('simkl', fileName);
+  // Simkl lists some titles twice; the builder merges them (by id, or by title without one), and
+  // the report says so: one entry per duplicate, naming the entry it joined.
+  const firstEntry = new Map<string, string>();
   for (const container of ['shows', 'anime', 'movies'] as const) {
     const entries = backup[container] ?? [];
     if (!Array.isArray(entries)) throw new ImportFileError(fileName, `"${container}" is not a list`);
@@ -48,7 +51,16 @@ export function parseSimklFile(bytes: Uint8Array, fileName: string): ImportDocum
         throw new ImportFileError(fileName, `${container}[${index}]: ${problem}`);
       };
       const entry = objectOf(value) ?? fail('is not an object');
-      if (container === 'movies' || entry.movie !== undefined) readMovie(builder, entry, fail);
+      const isMovie = container === 'movies' || entry.movie !== undefined;
+      const media = objectOf(isMovie ? entry.movie : entry.show);
+      if (media) {
+        const ids = idsOf(media, !isMovie);
+        const keys = Object.keys(ids).length > 0 ? Object.entries(ids).map(([source, id]) => `${isMovie}:${source}:${id}`) : [`${isMovie}:title:${titleOf(media.title, '').toLowerCase()}`];
+        const earlier = keys.map((key) => firstEntry.get(key)).find((found) => found !== undefined);
+        if (earlier) builder.skip(`${titleOf(media.title, isMovie ? 'Untitled movie' : 'Untitled show')} (${container}[${index}])`, `merged as a duplicate: ${earlier} is the same title`);
+        for (const key of keys) if (!firstEntry.has(key)) firstEntry.set(key, `${container}[${index}]`);
+      }
+      if (isMovie) readMovie(builder, entry, fail);
       else readShow(builder, entry, fail);
     });
   }

@@ -51,6 +51,21 @@ describe('Simkl parser', () => {
     ]);
   });
 
+  it('reports a title listed twice as merged into its first entry', () => {
+    const document = parseSimklFile(json({
+      shows: [simklShow('Twice', 60, { status: 'watching', seasons: [{ number: 1, episodes: [{ number: 1, watched_at: '2024-01-01T00:00:00Z' }] }] })],
+      anime: [simklShow('Twice (anime)', 60, { status: 'watching', seasons: [{ number: 1, episodes: [{ number: 2, watched_at: '2024-01-02T00:00:00Z' }] }] })],
+      movies: [{ status: 'completed', movie: { title: 'Film', ids: { tmdb: 60 } } }, { status: 'completed', movie: { title: 'Film', ids: {} } }, { status: 'completed', movie: { title: 'film', ids: {} } }],
+    }), 'SimklBackup.json');
+    expect(document.shows).toHaveLength(1);
+    expect(document.shows[0]!.episodes.map((episode) => episode.number)).toEqual([1, 2]);
+    expect(document.titles).toHaveLength(2);
+    expect(document.skipped).toEqual([
+      { item: 'Twice (anime) (anime[0])', reason: 'merged as a duplicate: shows[0] is the same title' },
+      { item: 'film (movies[2])', reason: 'merged as a duplicate: movies[1] is the same title' },
+    ]);
+  });
+
   it('refuses other services\' files and an empty backup, naming them', () => {
     const message = (content: Uint8Array, name: string) => {
       try {
