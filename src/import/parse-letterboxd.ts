@@ -129,9 +129,19 @@ export function parseLetterboxdFiles(files: UploadedFile[]): ImportDocument[] {
   const counts: Record<FileKind, number> = { watched: 0, watchlist: 0, ratings: 0, diary: 0 };
   for (const { file, kind } of read) {
     const rows = parseCsvFile(file.bytes, file.name, ['name', 'letterboxd uri']);
+    /** The line each film was first listed on in this file (film lists name a film once). */
+    const listedOn = new Map<Film, number>();
     for (const row of rows) {
       const film = filmOf(row, kind, file.name);
       counts[kind] += 1;
+      if (kind !== 'diary') {
+        const first = listedOn.get(film);
+        if (first !== undefined) {
+          skipped.push({ item: `${film.movie.title} (${path.posix.basename(file.name)} line ${row.line})`, reason: `merged as a duplicate: line ${first} lists the same film` });
+        } else {
+          listedOn.set(film, row.line);
+        }
+      }
       const dateOf = (column: string): string | undefined => {
         const text = row.get(column);
         if (text === '') return undefined;
@@ -150,7 +160,8 @@ export function parseLetterboxdFiles(files: UploadedFile[]): ImportDocument[] {
         if (logged) film.diaryDates.add(logged);
         const earlier = film.perDay.get(date) ?? 0;
         film.perDay.set(date, earlier + 1);
-        film.movie.history.push({ watched: true, at: new Date(noonOf(date)!.getTime() + earlier * 1000) });
+        // Within the hour: past 3 600 viewings of one film on one day, later ones share a time and merge.
+        film.movie.history.push({ watched: true, at: new Date(noonOf(date)!.getTime() + Math.min(earlier, 3599) * 1000) });
       }
     }
   }

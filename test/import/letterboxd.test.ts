@@ -104,6 +104,13 @@ describe('Letterboxd parser', () => {
     expect(() => parse({ 'watched.csv': bad })).toThrow('export.zip/watched.csv: line 2: date "06/05/2024" is not a date (YYYY-MM-DD)');
   });
 
+  it('a film listed twice in watched.csv is one movie, the second row reported as merged', () => {
+    const watched = csv('Date,Name,Year,Letterboxd URI', [['2024-01-01', 'Once', 2001, 'https://boxd.it/o1'], ['2024-02-02', 'Once', 2001, 'https://boxd.it/o1']]);
+    const document = parse({ 'watched.csv': watched });
+    expect(document.titles.map((movie) => movie.history.length)).toEqual([2]);
+    expect(document.skipped).toEqual([{ item: 'Once (watched.csv line 3)', reason: 'merged as a duplicate: line 2 lists the same film' }]);
+  });
+
   it('refuses other services\' files and an export without films', () => {
     expect(() => parse({ 'grouvee.csv': bytes([grouveeHeader, grouveeRow('Portal', 71, 'Played')].join('\n')) })).toThrow(/^export\.zip\/grouvee\.csv: is a Grouvee collection CSV, not a Letterboxd export/);
     expect(() => parse({ 'watched.json': json([{ watched_at: '2024-01-01T00:00:00Z', type: 'movie' }]) })).toThrow(/^export\.zip\/watched\.json: is a Trakt JSON file, not a Letterboxd export/);
