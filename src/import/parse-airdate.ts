@@ -3,7 +3,7 @@ import { expected, externalIdSchema, firstProblem, idsSchema, localDateSchema, u
 import { exportFormat, exportVersion } from '../export/export-format.ts';
 import { ImportFileError, type ImportDocument, type ImportSkip, type ImportWatchEvent } from './import-document.ts';
 import { parseJsonFile } from './parse-helpers.ts';
-import { describeFile, notThisSource } from './recognise-file.ts';
+import { describeFile, notThisSource, startsLikeJson } from './recognise-file.ts';
 
 /**
  * The `airdate` import source: this service's own export (docs/export-format.md). The file states
@@ -105,8 +105,7 @@ const expectedFile = 'an Airdate export (a JSON object with "format": "airdate-e
  */
 export function parseAirdateExport(bytes: Uint8Array, fileName: string): ImportDocument {
   // Another service's file (a CSV, a Trakt array, a Simkl backup: no "format") is named as what it is.
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 64)).toString('latin1');
-  if (!/^(\xEF\xBB\xBF)?\s*[[{]/.test(head)) throw notThisSource(bytes, fileName, expectedFile);
+  if (!startsLikeJson(bytes)) throw notThisSource(bytes, fileName, expectedFile);
   const value = parseJsonFile(bytes, fileName);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw notThisSource(bytes, fileName, expectedFile);
   if (!('format' in value) && describeFile(bytes) === 'a Simkl JSON backup') throw notThisSource(bytes, fileName, expectedFile);

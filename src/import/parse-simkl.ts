@@ -2,7 +2,7 @@ import { DocumentBuilder } from './document-builder.ts';
 import { ImportFileError, type ImportDocument, type ImportIds } from './import-document.ts';
 import { isHistoryTime } from '../value-bounds.ts';
 import { externalId, isoTimestamp, objectOf, parseJsonFile, titleOf, wholeNumber } from './parse-helpers.ts';
-import { notThisSource } from './recognise-file.ts';
+import { notThisSource, startsLikeJson } from './recognise-file.ts';
 
 /**
  * Simkl: the JSON backup, which is the `/sync/all-items` shape (reference/import-formats.md §2b):
@@ -36,7 +36,7 @@ export function parseSimklFile(bytes: Uint8Array, fileName: string): ImportDocum
   if (/^(\xEF\xBB\xBF)?simkl_id,/i.test(start)) {
     throw new ImportFileError(fileName, "is Simkl's CSV backup, which lists only the last episode watched per show; upload the JSON backup instead");
   }
-  if (!/^(\xEF\xBB\xBF)?\s*[[{]/.test(start)) throw notThisSource(bytes, fileName, expected);
+  if (!startsLikeJson(bytes)) throw notThisSource(bytes, fileName, expected);
   const backup = objectOf(parseJsonFile(bytes, fileName));
   if (!backup || backup.format !== undefined || !['shows', 'movies', 'anime'].some((key) => key in backup)) throw notThisSource(bytes, fileName, expected);
   const builder = new DocumentBuilder('simkl', fileName);

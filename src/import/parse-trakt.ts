@@ -2,7 +2,7 @@ import path from 'node:path';
 import { DocumentBuilder } from './document-builder.ts';
 import { ImportFileError, type ImportDocument, type ImportIds, type ImportShow } from './import-document.ts';
 import { externalId, isoTimestamp, objectOf, parseJsonFile, titleOf, wholeNumber } from './parse-helpers.ts';
-import { notThisSource } from './recognise-file.ts';
+import { notThisSource, startsLikeJson } from './recognise-file.ts';
 
 /**
  * Trakt: the JSON files of the official export (reference/import-formats.md §1a), the
@@ -39,8 +39,7 @@ export function parseTraktFile(bytes: Uint8Array, fileName: string): ImportDocum
     builder.skip(path.posix.basename(fileName), 'not imported: this part of the Trakt export holds no watch history, ratings or lists');
     return builder.build();
   }
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 64)).toString('latin1');
-  if (!/^(\xEF\xBB\xBF)?\s*[[{]/.test(head)) throw notThisSource(bytes, fileName, expected);
+  if (!startsLikeJson(bytes)) throw notThisSource(bytes, fileName, expected);
   const entries = parseJsonFile(bytes, fileName);
   if (!Array.isArray(entries)) throw notThisSource(bytes, fileName, expected);
   // An array whose first entry has none of a Trakt entry's fields is another service's file.

@@ -67,3 +67,9 @@ export function csvHeaderColumns(bytes: Uint8Array): Set<string> | undefined {
   if (!firstLine.includes(',') || /^\s*[[{]/.test(firstLine)) return undefined;
   return new Set(firstLine.split(',').map((cell) => cell.trim().replace(/^"|"$/g, '').trim().toLowerCase()));
 }
+
+/** Whether `bytes` start like JSON (after a BOM and blank space): another service's CSV does not. */
+export function startsLikeJson(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).toString('latin1');
+  return /^(\xEF\xBB\xBF)?\s*[[{]/.test(head);
+}
