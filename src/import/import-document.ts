@@ -67,6 +67,13 @@ export interface ImportShow {
   /** Archive state the file states; undefined: left as it is. */
   archived?: boolean;
   episodes: ImportEpisode[];
+  /**
+   * "Every episode aired by `at` is watched", for a file that says a show is finished without
+   * listing its episodes (Simkl's completed shows): the apply side marks the stored episodes of
+   * seasons ≥ 1 aired on or before `at`'s date watched at `at`, estimated
+   * (src/services/import-watched-through.ts).
+   */
+  watchedThrough?: { at: Date; estimated: true };
 }
 
 export interface ImportTitle {

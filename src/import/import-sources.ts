@@ -2,6 +2,7 @@ import type { EntryFilter, UploadedFile } from './expand-uploads.ts';
 import type { ImportDocument, ImportSource } from './import-document.ts';
 import { parseAirdateExport } from './parse-airdate.ts';
 import { grouveeWantsEntry, parseGrouveeFile } from './parse-grouvee.ts';
+import { letterboxdWantsEntry, parseLetterboxdFiles } from './parse-letterboxd.ts';
 import { parseSimklFile, simklWantsEntry } from './parse-simkl.ts';
 import { parseTraktFile, traktWantsEntry } from './parse-trakt.ts';
 import { parseTvTimeFiles, tvTimeWantsEntry } from './parse-tvtime.ts';
@@ -48,6 +49,8 @@ const parsers: Partial<Record<ImportSource, ImportParser>> = {
   // TV Time files refer to each other (seen_episode.csv names shows the others give ids for).
   tvtime: { wantsEntry: tvTimeWantsEntry, parse: (files) => parseTvTimeFiles([...files]) },
   grouvee: fileByFile(grouveeWantsEntry, parseGrouveeFile),
+  // Letterboxd's files name one film each in their own way (diary URIs are the entries'): one document.
+  letterboxd: { wantsEntry: letterboxdWantsEntry, parse: (files) => parseLetterboxdFiles([...files]) },
   // This service's own export (one JSON document per file; zipped copies work too).
   airdate: fileByFile((baseName) => baseName.toLowerCase().endsWith('.json'), parseAirdateExport),
 };

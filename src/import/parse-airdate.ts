@@ -3,6 +3,7 @@ import { expected, externalIdSchema, firstProblem, idsSchema, localDateSchema, u
 import { exportFormat, exportVersion } from '../export/export-format.ts';
 import { ImportFileError, type ImportDocument, type ImportSkip, type ImportWatchEvent } from './import-document.ts';
 import { parseJsonFile } from './parse-helpers.ts';
+import { describeFile, notThisSource, startsLikeJson } from './recognise-file.ts';
 
 /**
  * The `airdate` import source: this service's own export (docs/export-format.md). The file states
@@ -94,6 +95,8 @@ const exportSchema = z
 const statedWatched = (watched: boolean | undefined, history: ImportWatchEvent[]): boolean | undefined =>
   watched === false && history.length === 0 ? undefined : watched;
 
+const expectedFile = 'an Airdate export (a JSON object with "format": "airdate-export")';
+
 /**
  * Parses and validates an Airdate export into the shared ImportDocument (src/import/import-document.ts).
  * Items without any external id of their kind cannot be matched; they are listed in `skipped`.
@@ -101,7 +104,12 @@ const statedWatched = (watched: boolean | undefined, history: ImportWatchEvent[]
  *   (`shows[3].episodes[2].season: expected an integer ≥ 0`).
  */
 export function parseAirdateExport(bytes: Uint8Array, fileName: string): ImportDocument {
-  const parsed = exportSchema.safeParse(parseJsonFile(bytes, fileName));
+  // Another service's file (a CSV, a Trakt array, a Simkl backup: no "format") is named as what it is.
+  if (!startsLikeJson(bytes)) throw notThisSource(bytes, fileName, expectedFile);
+  const value = parseJsonFile(bytes, fileName);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw notThisSource(bytes, fileName, expectedFile);
+  if (!('format' in value) && describeFile(bytes) === 'a Simkl JSON backup') throw notThisSource(bytes, fileName, expectedFile);
+  const parsed = exportSchema.safeParse(value);
   if (!parsed.success) throw new ImportFileError(fileName, firstProblem(parsed.error, 'invalid export'));
   const document: ImportDocument = { source: 'airdate', fileName, shows: [], titles: [], skipped: [] };
   const skip = (kind: string, title: string, sources: string): ImportSkip => ({ item: `${kind} "${title}"`, reason: `no ${sources} id` });

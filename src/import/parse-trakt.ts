@@ -2,6 +2,7 @@ import path from 'node:path';
 import { DocumentBuilder } from './document-builder.ts';
 import { ImportFileError, type ImportDocument, type ImportIds, type ImportShow } from './import-document.ts';
 import { externalId, isoTimestamp, objectOf, parseJsonFile, titleOf, wholeNumber } from './parse-helpers.ts';
+import { notThisSource, startsLikeJson } from './recognise-file.ts';
 
 /**
  * Trakt: the JSON files of the official export (reference/import-formats.md §1a), the
@@ -22,6 +23,11 @@ import { externalId, isoTimestamp, objectOf, parseJsonFile, titleOf, wholeNumber
 /** File name stems (without `-N` page numbers) of export files that hold nothing to import. */
 const notImported = /^(_errors|collection-.*|comments-.*|hidden-.*|notes-.*|likes-.*|network-.*|user-.*|watched-playback|lists-lists|lists-collaborations)$/;
 
+const expected = 'a Trakt export file (a JSON array of history, watched, rating or list entries)';
+
+/** Fields one of which every Trakt entry has. */
+const traktKeys = ['watched_at', 'seasons', 'plays', 'last_watched_at', 'rated_at', 'listed_at'];
+
 /** Whether a zip entry is read: JSON files only. */
 export const traktWantsEntry = (baseName: string): boolean => baseName.toLowerCase().endsWith('.json');
 
@@ -33,8 +39,12 @@ export function parseTraktFile(bytes: Uint8Array, fileName: string): ImportDocum
     builder.skip(path.posix.basename(fileName), 'not imported: this part of the Trakt export holds no watch history, ratings or lists');
     return builder.build();
   }
+  if (!startsLikeJson(bytes)) throw notThisSource(bytes, fileName, expected);
   const entries = parseJsonFile(bytes, fileName);
-  if (!Array.isArray(entries)) throw new ImportFileError(fileName, 'is not a Trakt export file: expected a JSON array of entries');
+  if (!Array.isArray(entries)) throw notThisSource(bytes, fileName, expected);
+  // An array whose first entry has none of a Trakt entry's fields is another service's file.
+  const first = objectOf(entries[0]);
+  if (entries.length > 0 && !(first && traktKeys.some((key) => key in first))) throw notThisSource(bytes, fileName, expected);
   // One `fail` for the whole file (a closure per entry was garbage on 100 000-entry exports).
   let index = 0;
   const fail = (problem: string): never => {
@@ -69,6 +79,14 @@ function readAggregate(builder: DocumentBuilder, entry: Record<string, unknown>,
   if (entry.movie !== undefined) return builder.watched(movieOf(builder, entry, fail), last);
   const show = showOf(builder, entry.show, fail);
   const seasons = Array.isArray(entry.seasons) ? entry.seasons : [];
+  const plays = wholeNumber(entry.plays) ?? 0;
+  if (seasons.length === 0 && plays > 0) {
+    // Trakt lists a show's plays without its seasons for shows it hides or has reset: the plays
+    // cannot be put on episodes, but they are not dropped without a word.
+    const ids = Object.entries(show.ids).map(([source, id]) => `${source} ${id}`).join(', ');
+    const plural = plays === 1 ? 'play is' : 'plays are';
+    builder.skip(`${show.title}${ids ? ` (${ids})` : ''}`, `${plays} ${plural} not imported: the watched-shows entry lists no seasons, so which episodes were watched is not known; the show is followed`);
+  }
   for (const [seasonIndex, seasonValue] of seasons.entries()) {
     const season = objectOf(seasonValue) ?? fail(`seasons[${seasonIndex}] is not an object`);
     const seasonNumber = wholeNumber(season.number) ?? fail(`seasons[${seasonIndex}].number is not a whole number`);

@@ -7,6 +7,7 @@ import type { Prisma } from '../generated/prisma/client.ts';
 import type { ImportDocument } from '../import/import-document.ts';
 import { episodeKey, resolveEpisodes, resolveItems, type WantedEpisode } from './import-catalog.ts';
 import { applyFollowStates, applyWatchData, type FollowTarget, type WatchTarget } from './import-writes.ts';
+import { watchedThroughTargets } from './import-watched-through.ts';
 
 /**
  * Writes the ImportDocuments of one request into an account, in one transaction, with the merge rules of
@@ -189,7 +190,8 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
     }
     const episodes = await resolveEpisodes(tx, wanted, now);
     changes.catalog += episodes.changes;
-    const watches: WatchTarget[] = [];
+    // Shows the file calls finished without listing episodes (Simkl): their aired episodes, first.
+    const watches: WatchTarget[] = await watchedThroughTargets(tx, slice);
     for (const [showId, shows] of slice) {
       for (const show of shows) {
         for (const episode of show.episodes) {

@@ -86,8 +86,8 @@ describe('parseAirdateExport', () => {
     };
     expect(problem('{"format": "airdate-export",', 'mine.json')).toMatch(/^mine\.json: is not valid JSON/);
     expect(problem(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]))).toBe('export.json: is not UTF-8 text');
-    expect(problem('  ')).toMatch(/^export\.json: is not valid JSON/);
-    expect(problem([1, 2])).toBe('export.json: expected a JSON object (an Airdate export)');
+    expect(problem('  ')).toBe('export.json: is a file of blank space, not an Airdate export (a JSON object with "format": "airdate-export")');
+    expect(problem([1, 2])).toBe('export.json: is a JSON array of something else, not an Airdate export (a JSON object with "format": "airdate-export")');
     expect(problem({ movies: [] })).toBe('export.json: format: missing: expected "airdate-export" (is this an Airdate export?)');
     expect(problem(broken((file) => (file.format = 'trakt')))).toBe('export.json: format: "trakt": expected "airdate-export" (is this an Airdate export?)');
     expect(problem(broken((file) => (file.version = 2)))).toBe('export.json: version: expected 1, the version this server reads (the file says 2)');

@@ -62,12 +62,22 @@ export function tvTimeWatch(seriesId: number, name: string, season: number, epis
 export const grouveeHeader =
   'id,name,shelves,platforms,rating,review_title,review,review_platform,dates,statuses,genres,franchises,series,developers,publishers,release_date,date_added_to_collection,url,giantbomb_id,igdb_id';
 
-/** A Grouvee row; `shelf` decides played or not, `finished` the dates entry. */
-export function grouveeRow(name: string, igdb: number | '', shelf: string, finished?: string): string {
+/**
+ * A Grouvee row; `shelf` decides played or not, `finished` the dates entry. Rows are distinct by
+ * Grouvee id: by default the igdb id, or one derived from the name for a row without it.
+ */
+export function grouveeRow(name: string, igdb: number | '', shelf: string, finished?: string, grouveeId: number = igdb === '' ? nameNumber(name) : igdb): string {
   const quote = (value: string) => `"${value.replace(/"/g, '""')}"`;
   const shelves = quote(JSON.stringify({ [shelf]: { date_added: '2021-05-01T10:00:00Z', url: 'https://www.grouvee.com/user/fixture/shelves/1/' } }));
   const dates = quote(JSON.stringify(finished ? [{ date_started: '2021-04-01', date_finished: finished, seconds_played: 14400, level_of_completion: 'Main Story' }] : []));
-  return `500001,${name},${shelves},"{}",5,,,,${dates},[],{},{},{},{},{},2007-10-10,2021-05-01,https://www.grouvee.com/games/500001/,21170,${igdb}`;
+  return `${grouveeId},${name},${shelves},"{}",5,,,,${dates},[],{},{},{},{},{},2007-10-10,2021-05-01,https://www.grouvee.com/games/${grouveeId}/,,${igdb}`;
+}
+
+/** A stable positive number for a name (a Grouvee id for fixture rows without one). */
+function nameNumber(name: string): number {
+  let hash = 7;
+  for (const char of name) hash = (hash * 31 + char.codePointAt(0)!) % 1_000_000_007;
+  return hash + 1;
 }
 
 const deflated = new WeakMap<Uint8Array, Buffer>();

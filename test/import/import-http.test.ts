@@ -139,7 +139,7 @@ describe('POST /api/import/{source}', () => {
     const query = await upload('/api/import/trakt', account.token, { 'a.json': json([]) }, { queryToken: true });
     expect(query.status).toBe(401);
     expect(query.json.error).toMatch(/Authorization: Bearer/);
-    const unknown = await upload('/api/import/letterboxd', account.token, { 'a.json': json([]) });
+    const unknown = await upload('/api/import/backloggd', account.token, { 'a.json': json([]) });
     expect(unknown.status).toBe(404);
     expect(Object.keys(unknown.json)).toEqual(['error']);
   });

@@ -77,7 +77,7 @@ describe('Trakt', () => {
 
   it('names the file and the first problem', () => {
     expect(failure(() => parseTraktFile(bytes('{"a":'), 'watched-history-1.json')).message).toMatch(/^watched-history-1\.json: is not valid JSON/);
-    expect(failure(() => parseTraktFile(json({ a: 1 }), 'x.json')).message).toBe('x.json: is not a Trakt export file: expected a JSON array of entries');
+    expect(failure(() => parseTraktFile(json({ a: 1 }), 'x.json')).message).toBe('x.json: is a JSON object of something else, not a Trakt export file (a JSON array of history, watched, rating or list entries)');
     const bad = [traktEpisodePlay(1, '2025-01-01T00:00:00.000Z', breakingBad, 1, 1), { ...traktEpisodePlay(2, 'yesterday', breakingBad, 1, 2) }];
     expect(failure(() => parseTraktFile(json(bad), 'h.json')).message).toBe('h.json: entry 2: watched_at is not an ISO 8601 timestamp');
   });
@@ -100,7 +100,10 @@ describe('Simkl', () => {
     const document = parseSimklFile(json(backup), 'SimklBackup.json');
     const [show, dropped, anime] = document.shows;
     expect(show!.ids).toEqual({ tmdb: 7100001, tvdb: 9000001 });
-    expect(show!.episodes.map((episode) => [episode.number, episode.watched, episode.history.length])).toEqual([[1, true, 0], [2, undefined, 1]]);
+    expect(show!.episodes.map((episode) => [episode.number, episode.watched, episode.history.length])).toEqual([[1, undefined, 1], [2, undefined, 1]]);
+    // Episode 1 has no watched_at: it takes the show's last_watched_at, marked estimated.
+    expect(show!.episodes[0]!.history).toEqual([{ watched: true, at: new Date('2024-02-01T20:00:00Z'), estimated: true }]);
+    expect(show!.episodes[1]!.history[0]!.estimated).toBeUndefined();
     expect(dropped!.archived).toBe(true);
     expect(anime!.ids).toEqual({});
     expect(document.titles[0]!.history.map((entry) => entry.at.toISOString())).toEqual(['2023-02-01T00:00:00.000Z']);
@@ -109,7 +112,7 @@ describe('Simkl', () => {
 
   it('refuses the CSV backup and other JSON with a pointer to what to upload', () => {
     expect(failure(() => parseSimklFile(bytes('\uFEFFSIMKL_ID,Title,Type\r\n1,A,tv\r\n'), 'simkl.csv')).message).toMatch(/CSV backup.*upload the JSON backup/);
-    expect(failure(() => parseSimklFile(json([1]), 'a.json')).message).toMatch(/^a\.json: is not a Simkl backup/);
+    expect(failure(() => parseSimklFile(json([1]), 'a.json')).message).toBe('a.json: is a JSON array of something else, not a Simkl JSON backup (an object with "shows", "movies" or "anime")');
     expect(failure(() => parseSimklFile(json({ shows: [{ show: { title: 'x', ids: {} }, seasons: [{ number: 'one', episodes: [] }] }] }), 'b.json')).message)
       .toBe('b.json: shows[0]: seasons[0].number is not a whole number');
   });
@@ -162,6 +165,6 @@ describe('Grouvee', () => {
   });
 
   it('400s a CSV that is not a Grouvee export', () => {
-    expect(failure(() => parseGrouveeFile(bytes('Title,Platform\nA,PC\n'), 'hltb.csv')).message).toBe('hltb.csv: has no "name" column');
+    expect(failure(() => parseGrouveeFile(bytes('Title,Platform\nA,PC\n'), 'hltb.csv')).message).toBe('hltb.csv: is a CSV file with the columns "Title,Platform", not a Grouvee collection CSV (columns id, name, shelves, …, giantbomb_id[, igdb_id])');
   });
 });

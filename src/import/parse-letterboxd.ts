@@ -1,0 +1,188 @@
+import path from 'node:path';
+import type { UploadedFile } from './expand-uploads.ts';
+import { ImportFileError, type ImportDocument, type ImportSkip, type ImportTitle } from './import-document.ts';
+import { naiveUtcTimestamp, parseCsvFile, titleOf, type CsvRow } from './parse-helpers.ts';
+import { csvHeaderColumns, notThisSource } from './recognise-file.ts';
+
+/**
+ * Letterboxd: the account export zip (Settings → Data → Export your data; reference/
+ * import-formats.md §4a), or its CSVs uploaded loose. Read: `watched.csv`, `diary.csv`,
+ * `ratings.csv`, `watchlist.csv`; every other file of the export (reviews, likes, lists, profile,
+ * comments, `deleted/`, `orphaned/`) is named in `skipped` unread.
+ * - Films carry no catalog id: each becomes a movie with its title and year (matched by title and
+ *   year) and its Letterboxd URI as sourceId. The URIs of watched.csv, ratings.csv and
+ *   watchlist.csv are the film's; a diary row's URI is the diary entry's, so diary rows join the
+ *   film of the same name and year, and a film known only from the diary keeps its first diary URI.
+ * - Letterboxd's dates are local dates without a time: a watch is recorded at 12:00 UTC of its date,
+ *   which is that same calendar date in every time zone from UTC−11 to UTC+11.
+ * - watched.csv: the film is followed and watched at its `Date`. diary.csv: one history entry per
+ *   row at its `Watched Date` (its `Date` when that is empty), so rewatches are more entries; a
+ *   second watch of one film on one day is a second later than the first. When a film has diary
+ *   rows, watched.csv's date is the same viewing as one of them when it equals a row's watched or
+ *   logged date, and adds no entry of its own.
+ * - watchlist.csv: followed, not watched. ratings.csv: followed; ratings are not stored.
+ * watched.csv and watchlist.csv have the same columns, so those two are told apart by name; every
+ * other file by its columns. A CSV of another service is refused naming what it is.
+ */
+
+/** Whether a zip entry is read: CSVs (the ones not imported are named in `skipped`). */
+export const letterboxdWantsEntry = (baseName: string): boolean => /\.csv$/i.test(baseName);
+
+const expected = 'a Letterboxd export (watched.csv, diary.csv, ratings.csv or watchlist.csv with a "Letterboxd URI" column)';
+
+type FileKind = 'watched' | 'watchlist' | 'ratings' | 'diary';
+
+/** Export files that hold nothing imported, by path inside the export. */
+function notImported(name: string, columns: Set<string>): string | undefined {
+  const parts = name.toLowerCase().split('/');
+  const base = parts.at(-1)!.replace(/\.csv$/, '');
+  if (parts.includes('deleted') || parts.includes('orphaned')) return 'not imported: entries deleted from the account (or left without their film)';
+  if (parts.includes('likes')) return 'not imported: likes are not stored';
+  if (parts.includes('lists')) return 'not imported: Letterboxd lists are not stored';
+  if (columns.has('letterboxd uri') && columns.has('review')) return 'not imported: reviews are not stored (diary.csv has the same viewings)';
+  // Account files, by name and by their own columns (never a film's "Letterboxd URI").
+  if (!columns.has('letterboxd uri') && ((base === 'profile' && columns.has('username')) || (base === 'comments' && columns.has('comment')))) {
+    return 'not imported: account data, no films';
+  }
+  return undefined;
+}
+
+function kindOf(name: string, columns: Set<string>): FileKind | undefined {
+  if (!columns.has('letterboxd uri') || !columns.has('name')) return undefined;
+  if (columns.has('watched date')) return 'diary';
+  if (columns.has('rating')) return 'ratings';
+  const base = path.posix.basename(name).toLowerCase();
+  if (base.startsWith('watchlist')) return 'watchlist';
+  if (base.startsWith('watched')) return 'watched';
+  return undefined;
+}
+
+/** Noon UTC of a Letterboxd date: the same calendar date almost everywhere (see above). */
+function noonOf(date: string): Date | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return undefined;
+  const day = naiveUtcTimestamp(date);
+  return day && new Date(day.getTime() + 12 * 3600_000);
+}
+
+interface Film {
+  movie: ImportTitle;
+  /** sourceId is a diary entry's URI, to be replaced by the film's when a film list names it. */
+  diaryUri: boolean;
+  /** watched.csv dates, and diary watched/logged dates, for the rule above. */
+  watchedDates: Set<string>;
+  diaryDates: Set<string>;
+  /** Diary entries per watched date, for same-day rewatches. */
+  perDay: Map<string, number>;
+}
+
+/** Parses the files of a Letterboxd export into one document (films span files). */
+export function parseLetterboxdFiles(files: UploadedFile[]): ImportDocument[] {
+  const skipped: ImportSkip[] = [];
+  const read: { file: UploadedFile; kind: FileKind }[] = [];
+  for (const file of files) {
+    const columns = csvHeaderColumns(file.bytes);
+    const reason = notImported(file.name, columns ?? new Set());
+    if (reason) {
+      skipped.push({ item: path.posix.basename(file.name), reason });
+      continue;
+    }
+    const kind = columns && kindOf(file.name, columns);
+    if (kind) read.push({ file, kind });
+    else if (columns?.has('letterboxd uri')) skipped.push({ item: path.posix.basename(file.name), reason: 'not imported: a Letterboxd film list that is none of watched.csv, watchlist.csv, ratings.csv or diary.csv' });
+    else throw notThisSource(file.bytes, file.name, expected);
+  }
+  // Film lists first, so the diary's rows find their films' URIs.
+  const order: FileKind[] = ['watched', 'ratings', 'watchlist', 'diary'];
+  read.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
+  const films: Film[] = [];
+  const byUri = new Map<string, Film>();
+  const byNameYear = new Map<string, Film>();
+  const filmOf = (row: CsvRow, kind: FileKind, fileName: string): Film => {
+    const name = titleOf(row.get('name'), '');
+    if (name === '') throw new ImportFileError(fileName, `line ${row.line}: the film has no name`);
+    const yearText = row.get('year');
+    const year = /^\d{4}$/.test(yearText) ? Number(yearText) : undefined;
+    const uri = row.get('letterboxd uri');
+    const key = `${name.toLowerCase()}\u0000${year ?? ''}`;
+    let film = (kind !== 'diary' && uri !== '' ? byUri.get(uri) : undefined) ?? byNameYear.get(key);
+    if (film && kind !== 'diary' && uri !== '' && film.movie.sourceId !== uri) {
+      // Another film of the same name and year (its own URI): a second item, unless the first was known by a diary URI only.
+      if (film.diaryUri) {
+        film.movie.sourceId = uri;
+        film.diaryUri = false;
+        byUri.set(uri, film);
+      } else {
+        film = undefined;
+      }
+    }
+    if (!film) {
+      const movie: ImportTitle = { kind: 'movie', ids: {}, title: name, history: [] };
+      if (year !== undefined) movie.year = year;
+      if (uri !== '') movie.sourceId = uri;
+      film = { movie, diaryUri: kind === 'diary', watchedDates: new Set(), diaryDates: new Set(), perDay: new Map() };
+      films.push(film);
+      if (uri !== '') byUri.set(uri, film);
+      if (!byNameYear.has(key)) byNameYear.set(key, film);
+    }
+    return film;
+  };
+  const counts: Record<FileKind, number> = { watched: 0, watchlist: 0, ratings: 0, diary: 0 };
+  for (const { file, kind } of read) {
+    const rows = parseCsvFile(file.bytes, file.name, ['name', 'letterboxd uri']);
+    /** The line each film was first listed on in this file (film lists name a film once). */
+    const listedOn = new Map<Film, number>();
+    for (const row of rows) {
+      const film = filmOf(row, kind, file.name);
+      counts[kind] += 1;
+      if (kind !== 'diary') {
+        const first = listedOn.get(film);
+        if (first !== undefined) {
+          skipped.push({ item: `${film.movie.title} (${path.posix.basename(file.name)} line ${row.line})`, reason: `merged as a duplicate: line ${first} lists the same film` });
+        } else {
+          listedOn.set(film, row.line);
+        }
+      }
+      const dateOf = (column: string): string | undefined => {
+        const text = row.get(column);
+        if (text === '') return undefined;
+        if (!noonOf(text)) throw new ImportFileError(file.name, `line ${row.line}: ${column} "${text}" is not a date (YYYY-MM-DD)`);
+        return text;
+      };
+      if (kind === 'watched') {
+        const date = dateOf('date');
+        if (date) film.watchedDates.add(date);
+        else film.movie.watched = true;
+      } else if (kind === 'diary') {
+        const logged = dateOf('date');
+        const date = dateOf('watched date') ?? logged;
+        if (!date) throw new ImportFileError(file.name, `line ${row.line}: the diary entry has neither a Watched Date nor a Date`);
+        film.diaryDates.add(date);
+        if (logged) film.diaryDates.add(logged);
+        const earlier = film.perDay.get(date) ?? 0;
+        film.perDay.set(date, earlier + 1);
+        // Within the hour: past 3 600 viewings of one film on one day, later ones share a time and merge.
+        film.movie.history.push({ watched: true, at: new Date(noonOf(date)!.getTime() + Math.min(earlier, 3599) * 1000) });
+      }
+    }
+  }
+  for (const film of films) {
+    for (const date of film.watchedDates) {
+      if (!film.diaryDates.has(date)) film.movie.history.push({ watched: true, at: noonOf(date)! });
+    }
+    film.movie.history.sort((a, b) => a.at.getTime() - b.at.getTime());
+  }
+  const fileName = documentName(files);
+  if (films.length === 0) {
+    throw new ImportFileError(fileName, `holds no films: ${expected} with at least one row was expected`);
+  }
+  if (counts.ratings > 0) skipped.push({ item: 'ratings.csv', reason: `ratings are not stored; its ${counts.ratings} films are followed` });
+  return [{ source: 'letterboxd', fileName, shows: [], titles: films.map((film) => film.movie), skipped }];
+}
+
+/** The document's name: the zip the files came from, or the files' names. */
+function documentName(files: UploadedFile[]): string {
+  const tops = new Set(files.map((file) => file.name.split('/')[0]!));
+  const names = [...tops];
+  if (names.length === 0) return 'upload';
+  return names.length <= 3 ? names.join(', ') : `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`;
+}
