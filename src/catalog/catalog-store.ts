@@ -3,19 +3,26 @@ import { chunks, prismaListValues } from '../db/limits.ts';
 import { retryOnUniqueViolation } from '../services/prisma-errors.ts';
 import type { Game, Movie, Prisma, Show } from '../generated/prisma/client.ts';
 import {
+  episodeIdSources,
   hasMatchableId,
+  idColumn,
+  idSourcesByKind,
   sourcesByKind,
   type CatalogRecord,
   type CatalogSource,
+  type EpisodeIds,
   type ExternalIds,
+  type ItemIdSource,
   type MediaKind,
 } from './provider.ts';
 
 /**
  * Stores provider records in the shared catalog tables. The rules (offline-catalog.md,
  * decisions.md "Catalogs"):
- * - an item matches an existing row by ANY shared external id, and gains the ids it lacked;
- * - an episode matches by (show, season, number);
+ * - an item matches an existing row by ANY shared external id (idSourcesByKind: the catalogs'
+ *   ids and imdb, tvdb for movies, giantbomb), and gains the ids it lacked;
+ * - an episode matches by (show, season, number), and gains the episode ids (tvdb, tmdb, imdb)
+ *   it lacked, unless another episode already has them;
  * - nothing is ever deleted: a record that leaves an episode out keeps it stored;
  * - only real differences are written, so an unchanged refresh writes nothing at all and leaves
  *   updatedAt and ServerState.catalogVersion alone (feed caches and calendar ETags key on them);
@@ -50,7 +57,6 @@ export interface StoredIds {
   changes: number;
 }
 
-const idColumn = { tmdb: 'tmdbId', tvdb: 'tvdbId', igdb: 'igdbId' } as const satisfies Record<CatalogSource, string>;
 const fieldColumns = {
   show: ['title', 'poster', 'overview'],
   movie: ['title', 'poster', 'overview', 'releaseDate'],
@@ -66,7 +72,9 @@ interface EpisodePlan {
   number: number;
   title: string | null;
   airDate: string | null;
-  stored?: { title: string | null; airDate: string | null };
+  /** The episode's ids: stored ones, plus ones a record adds where none is stored. */
+  ids: EpisodeIds;
+  stored?: { title: string | null; airDate: string | null; ids: EpisodeIds };
 }
 
 interface ItemPlan {
@@ -149,7 +157,7 @@ async function storeKind(
   positions: number[],
   plans: ItemPlan[],
 ): Promise<number> {
-  const sources = sourcesByKind[kind];
+  const sources = idSourcesByKind[kind];
   const items = table(client, kind);
   const owners = new Map<string, ItemPlan>(); // `source:id` → the plan that has that id
 
@@ -182,9 +190,9 @@ async function storeKind(
 
 function planFromRow(kind: MediaKind, row: Row): ItemPlan {
   const ids: ExternalIds = {};
-  for (const source of sourcesByKind[kind]) {
+  for (const source of idSourcesByKind[kind]) {
     const value = row[idColumn[source]];
-    if (typeof value === 'number') ids[source] = value;
+    if (typeof value === 'number' || typeof value === 'string') (ids as Record<string, unknown>)[source] = value;
   }
   const fields: Fields = {};
   for (const column of fieldColumns[kind]) fields[column] = (row[column] as string | null) ?? null;
@@ -194,7 +202,7 @@ function planFromRow(kind: MediaKind, row: Row): ItemPlan {
 
 /** The plan a record's ids lead to (first match in source order), gaining the ids it lacked. */
 function matchOrCreate(
-  sources: readonly CatalogSource[],
+  sources: readonly ItemIdSource[],
   ids: ExternalIds,
   owners: Map<string, ItemPlan>,
   created: ItemPlan[],
@@ -213,7 +221,7 @@ function matchOrCreate(
     const key = `${source}:${id}`;
     // Skip an id another row owns (conflict) or one that would replace the plan's own id.
     if (id === undefined || owners.has(key) || plan.ids[source] !== undefined) continue;
-    plan.ids[source] = id;
+    (plan.ids as Record<string, unknown>)[source] = id;
     owners.set(key, plan);
   }
   return plan;
@@ -231,27 +239,64 @@ async function planEpisodes(client: Prisma.TransactionClient, records: CatalogRe
   for (const part of chunks([...toLoad.keys()], prismaListValues)) {
     const stored = await client.episode.findMany({
       where: { showId: { in: part } },
-      select: { id: true, showId: true, season: true, number: true, title: true, airDate: true },
+      select: { id: true, showId: true, season: true, number: true, title: true, airDate: true, tvdbId: true, tmdbId: true, imdbId: true },
     });
     for (const episode of stored) {
       const { id, season, number, title, airDate } = episode;
-      const plan = { id, season, number, title, airDate, stored: { title, airDate } };
+      const ids = storedEpisodeIds(episode);
+      const plan = { id, season, number, title, airDate, ids, stored: { title, airDate, ids: { ...ids } } };
       toLoad.get(episode.showId)!.episodes.set(episodeKey(season, number), plan);
     }
   }
   for (const plan of toLoad.values()) plan.episodesLoaded = true;
 
+  // Episode ids are unique: one another stored episode (or an earlier record here) has stays
+  // there; a catalog that moved an episode id is not followed, like item ids.
+  const owned = await episodeIdOwners(client, records, positions);
   for (const position of positions) {
     const record = records[position]!;
     if (record.kind !== 'show') continue;
     const episodes = plans[position]!.episodes;
-    for (const { season, number, title, airDate } of record.episodes) {
+    for (const { season, number, title, airDate, ids } of record.episodes) {
       const key = episodeKey(season, number);
-      const existing = episodes.get(key);
-      if (existing) Object.assign(existing, { title, airDate });
-      else episodes.set(key, { season, number, title, airDate });
+      let plan = episodes.get(key);
+      if (plan) Object.assign(plan, { title, airDate });
+      else episodes.set(key, (plan = { season, number, title, airDate, ids: {} }));
+      for (const source of episodeIdSources) {
+        const id = ids?.[source];
+        const claim = `${source}:${id}`;
+        if (id === undefined || plan.ids[source] !== undefined || owned.has(claim)) continue;
+        (plan.ids as Record<string, unknown>)[source] = id;
+        owned.add(claim);
+      }
     }
   }
+}
+
+function storedEpisodeIds(row: { tvdbId: number | null; tmdbId: number | null; imdbId: string | null }): EpisodeIds {
+  const ids: EpisodeIds = {};
+  if (row.tvdbId !== null) ids.tvdb = row.tvdbId;
+  if (row.tmdbId !== null) ids.tmdb = row.tmdbId;
+  if (row.imdbId !== null) ids.imdb = row.imdbId;
+  return ids;
+}
+
+/** `source:id` of every episode id the records carry that a stored episode already has. */
+async function episodeIdOwners(client: Prisma.TransactionClient, records: CatalogRecord[], positions: number[]): Promise<Set<string>> {
+  const owned = new Set<string>();
+  for (const source of episodeIdSources) {
+    const wanted = [
+      ...new Set(positions.flatMap((position) => {
+        const record = records[position]!;
+        return record.kind === 'show' ? record.episodes.flatMap((episode) => episode.ids?.[source] ?? []) : [];
+      })),
+    ];
+    for (const part of chunks(wanted, prismaListValues)) {
+      const rows = await client.episode.findMany({ where: { [idColumn[source]]: { in: part } }, select: { tvdbId: true, tmdbId: true, imdbId: true } });
+      for (const row of rows) owned.add(`${source}:${row[idColumn[source]]}`);
+    }
+  }
+  return owned;
 }
 
 /** Creates new rows and updates the changed columns of existing ones; returns rows written. */
@@ -259,7 +304,7 @@ async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[]
   let changes = 0;
   const columnsOf = (plan: ItemPlan) => {
     const data: Record<string, unknown> = { ...plan.fields };
-    for (const [source, id] of Object.entries(plan.ids)) data[idColumn[source as CatalogSource]] = id;
+    for (const [source, id] of Object.entries(plan.ids)) data[idColumn[source as ItemIdSource]] = id;
     return data;
   };
   for (const part of chunks(created, prismaListValues)) {
@@ -267,7 +312,7 @@ async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[]
     // RETURNING order is not promised; every new row has an id of its own to find it by.
     const byKey = new Map<string, number>();
     for (const row of rows) {
-      for (const source of sourcesByKind[kind]) byKey.set(`${source}:${String(row[idColumn[source]])}`, row.id);
+      for (const source of idSourcesByKind[kind]) byKey.set(`${source}:${String(row[idColumn[source]])}`, row.id);
     }
     for (const plan of part) {
       const [source, id] = Object.entries(plan.ids)[0]!;
@@ -280,7 +325,7 @@ async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[]
     const data: Record<string, unknown> = {};
     for (const [column, value] of Object.entries(plan.fields)) if (plan.stored.fields[column] !== value) data[column] = value;
     for (const [source, id] of Object.entries(plan.ids)) {
-      if (plan.stored.ids[source as CatalogSource] !== id) data[idColumn[source as CatalogSource]] = id;
+      if (plan.stored.ids[source as ItemIdSource] !== id) data[idColumn[source as ItemIdSource]] = id;
     }
     if (Object.keys(data).length === 0) continue;
     await items.update({ where: { id: plan.id! }, data });
@@ -293,15 +338,19 @@ async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[]
 async function writeEpisodes(client: Prisma.TransactionClient, shows: Set<ItemPlan>): Promise<number> {
   const fresh: Prisma.EpisodeCreateManyInput[] = [];
   let changes = 0;
+  const idData = (ids: EpisodeIds) => ({ tvdbId: ids.tvdb ?? null, tmdbId: ids.tmdb ?? null, imdbId: ids.imdb ?? null });
   for (const show of shows) {
     for (const episode of show.episodes.values()) {
-      const { season, number, title, airDate } = episode;
+      const { season, number, title, airDate, ids } = episode;
       if (!episode.stored) {
-        fresh.push({ showId: show.id!, season, number, title, airDate });
-        episode.stored = { title, airDate };
-      } else if (episode.stored.title !== title || episode.stored.airDate !== airDate) {
-        await client.episode.update({ where: { id: episode.id! }, data: { title, airDate } });
-        episode.stored = { title, airDate };
+        fresh.push({ showId: show.id!, season, number, title, airDate, ...idData(ids) });
+        episode.stored = { title, airDate, ids: { ...ids } };
+        continue;
+      }
+      const gained = episodeIdSources.some((source) => episode.stored!.ids[source] !== ids[source]);
+      if (episode.stored.title !== title || episode.stored.airDate !== airDate || gained) {
+        await client.episode.update({ where: { id: episode.id! }, data: { title, airDate, ...(gained ? idData(ids) : {}) } });
+        episode.stored = { title, airDate, ids: { ...ids } };
         changes += 1;
       }
     }
