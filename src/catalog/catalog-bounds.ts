@@ -1,6 +1,7 @@
 import { catalogLengths, maxIntColumn } from '../limits.ts';
 import { isCatalogDate, isIntColumnCount, isIntColumnId, isPosterUrl, quoted, shortenText } from '../value-bounds.ts';
-import { hasMatchableId, type CatalogEpisode, type CatalogProvider, type CatalogRecord, type CatalogSource, type ExternalIds } from './provider.ts';
+import { isImdbId } from './catalog-file-schema.ts';
+import { episodeIdSources, hasMatchableId, type CatalogEpisode, type CatalogProvider, type CatalogRecord, type EpisodeIds, type ExternalIds } from './provider.ts';
 
 /**
  * Catalog records brought within the bounds of src/limits.ts on their way to the catalog store.
@@ -19,10 +20,7 @@ import { hasMatchableId, type CatalogEpisode, type CatalogProvider, type Catalog
  * refuses the file instead: an operator's file is fixed by its operator.
  */
 export function boundCatalogRecord(record: CatalogRecord, provider: string, warn: (message: string) => void): CatalogRecord | null {
-  const ids: ExternalIds = {};
-  for (const [source, id] of Object.entries(record.ids) as [CatalogSource, number | undefined][]) {
-    if (id !== undefined && isIntColumnId(id)) ids[source] = id;
-  }
+  const ids = boundIds(record.ids) as ExternalIds;
   const name = `${record.kind} ${quoted(record.title)}`;
   if (!hasMatchableId({ kind: record.kind, ids })) {
     warn(`catalog provider ${provider}: refused ${name}: no id from 1 to ${maxIntColumn} (${JSON.stringify(record.ids)})`);
@@ -43,12 +41,24 @@ export function boundCatalogRecord(record: CatalogRecord, provider: string, warn
       continue;
     }
     const title = episode.title === null ? null : shortenText(episode.title, catalogLengths.title);
-    episodes.push({ season: episode.season, number: episode.number, title, airDate: boundDate(episode.airDate) });
+    const bounded: CatalogEpisode = { season: episode.season, number: episode.number, title, airDate: boundDate(episode.airDate) };
+    const episodeIds = boundIds(episode.ids ?? {}) as EpisodeIds;
+    if (episodeIdSources.some((source) => episodeIds[source] !== undefined)) bounded.ids = episodeIds;
+    episodes.push(bounded);
   }
   if (leftOut > 0) {
     warn(`catalog provider ${provider}: ${name} ${JSON.stringify(ids)}: left out ${leftOut} episode(s) whose season or number is not from 0 to ${maxIntColumn}`);
   }
   return { ...record, ...shared, episodes };
+}
+
+/** The ids within bounds: IMDb ids of the form `tt` + digits, the others 1…maxIntColumn; the rest dropped. */
+function boundIds(ids: ExternalIds | EpisodeIds): Record<string, number | string> {
+  const kept: Record<string, number | string> = {};
+  for (const [source, id] of Object.entries(ids) as [string, unknown][]) {
+    if (source === 'imdb' ? isImdbId(id) : typeof id === 'number' && isIntColumnId(id)) kept[source] = id as number | string;
+  }
+  return kept;
 }
 
 function boundDate(date: string | null): string | null {
@@ -63,6 +73,7 @@ function boundDate(date: string | null): string | null {
 export function withCatalogBounds(provider: CatalogProvider, warn: (message: string) => void): CatalogProvider {
   const bound = (records: CatalogRecord[]) => records.flatMap((record) => boundCatalogRecord(record, provider.name, warn) ?? []);
   const listAll = provider.listAll?.bind(provider);
+  const resolveId = provider.resolveId?.bind(provider);
   return {
     name: provider.name,
     lookup: async (kind, source, externalId) => {
@@ -72,5 +83,13 @@ export function withCatalogBounds(provider: CatalogProvider, warn: (message: str
     search: async (query, kind) => bound(await provider.search(query, kind)),
     refresh: async (items) => bound(await provider.refresh(items)),
     ...(listAll ? { listAll: async () => bound(await listAll()) } : {}),
+    ...(resolveId
+      ? {
+          resolveId: async (query: Parameters<typeof resolveId>[0]) => {
+            const record = await resolveId(query);
+            return record === null ? null : boundCatalogRecord(record, provider.name, warn);
+          },
+        }
+      : {}),
   };
 }

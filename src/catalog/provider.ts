@@ -119,6 +119,14 @@ export interface RefreshItem {
   ids: ExternalIds;
 }
 
+/**
+ * An id an export file keys something by, to be resolved through a catalog: an item by any of
+ * its ids (idSourcesByKind), or an episode by one of its own ids.
+ */
+export type IdQuery =
+  | { kind: MediaKind; source: ItemIdSource; id: number | string }
+  | { kind: 'episode'; source: keyof EpisodeIds; id: number | string };
+
 export interface CatalogProvider {
   /** Short name for logs and error messages, such as `offline` or `tmdb`. */
   readonly name: string;
@@ -149,6 +157,15 @@ export interface CatalogProvider {
    * offline file) have it; network catalogs are refreshed item by item instead.
    */
   listAll?(): Promise<CatalogRecord[]>;
+
+  /**
+   * The record `query` names, or null when this catalog does not know it: for an item, its
+   * record (carrying the queried id); for an episode, its show's record with its episodes, the
+   * queried one carrying that id. Only catalogs that can answer such ids have it (the offline
+   * file by every id it holds, TMDB by /find, TheTVDB by episode and remote id, IGDB by Giant
+   * Bomb's id). Throws when the catalog itself fails, as lookup does.
+   */
+  resolveId?(query: IdQuery): Promise<CatalogRecord | null>;
 }
 
 /** True when `record` carries at least one id its kind is matched by (else it cannot be stored). */

@@ -1,13 +1,11 @@
+import { isImdbId } from '../catalog/catalog-file-schema.ts';
 import { catalogDateRange, catalogLengths, historyTimeRange, maxIntColumn } from '../limits.ts';
 import { exceedsLength, isCatalogDate, isHistoryTime, isIntColumnCount, isIntColumnId, isPosterUrl, quoted, shortenText } from '../value-bounds.ts';
 import { ImportFileError, type ImportDocument, type ImportEpisode, type ImportEpisodeIds, type ImportIds, type ImportShow, type ImportTitle, type ImportWatchEvent } from './import-document.ts';
 
-/** An IMDb id as files and catalogs write it: `tt` and up to 10 digits. */
-export const imdbIdPattern = /^tt\d{1,10}$/;
-
 /** The problem with one external id (an int column id, or an IMDb id), or undefined when it is fine. */
 export function idProblem(source: string, id: unknown): string | undefined {
-  if (source === 'imdb') return typeof id === 'string' && imdbIdPattern.test(id) ? undefined : `imdb id ${quoted(String(id))} is not \`tt\` followed by 1 to 10 digits`;
+  if (source === 'imdb') return isImdbId(id) ? undefined : `imdb id ${quoted(String(id))} is not \`tt\` followed by 1 to 10 digits`;
   return isIntColumnId(id as number) ? undefined : `${source} id ${String(id)} is not a whole number from 1 to ${maxIntColumn}`;
 }
 
