@@ -84,7 +84,7 @@ builder.mutationField('importLibrary', (t) =>
       const uploaded = await Promise.all(
         files.map(async (file, index) => ({ name: file.name || `file ${index + 1}`, bytes: new Uint8Array(await file.arrayBuffer()) })),
       );
-      return importUploads({ accountId: context.account.id, source, files: uploaded });
+      return importUploads({ accountId: context.account.id, source, files: uploaded, catalog: context.services.catalog });
     },
   }),
 );
