@@ -8,6 +8,7 @@ import type { IdQuery } from '../../src/catalog/provider.ts';
 import { createTmdbProvider } from '../../src/catalog/tmdb-provider.ts';
 import { db } from '../../src/db/client.ts';
 import type { ImportDocument, ImportEpisodeRef } from '../../src/import/import-document.ts';
+import { importCatalogLookups } from '../../src/limits.ts';
 import { createCatalogService } from '../../src/services/catalog.ts';
 import { applyImportDocuments } from '../../src/services/import.ts';
 import { collectIdQueries, resolveUnknownIds } from '../../src/services/import-prepass.ts';
@@ -114,6 +115,23 @@ describe('import pre-pass', () => {
     const again = await importWith(catalog, account.id, documents);
     expect(again.prepass).toEqual({ unknown: 0, asked: 0, found: 0 });
     expect(again.result.imported.history).toBe(0);
+  });
+
+  it('asks at most importCatalogLookups.perRequest ids a request; the rest are reported unmatched', async () => {
+    const account = await makeAccount();
+    const file = path.join(folder, 'empty-catalog.json');
+    writeFileSync(file, JSON.stringify({ shows: [] }));
+    const offline = createOfflineProvider(file);
+    let asked = 0;
+    const counting = { ...offline, name: 'offline', resolveId: (query: IdQuery) => ((asked += 1), offline.resolveId(query)) };
+    const catalog = createCatalogService([counting], logger);
+    warnings.length = 0;
+    const refs = Array.from({ length: importCatalogLookups.perRequest + 50 }, () => ref({ tvdb: unique() }, 1));
+    const { prepass, result } = await importWith(catalog, account.id, [document({ episodeRefs: refs })]);
+    expect(prepass).toEqual({ unknown: refs.length, asked: importCatalogLookups.perRequest, found: 0 });
+    expect(asked).toBe(importCatalogLookups.perRequest);
+    expect(warnings).toContain(`import: ${refs.length} ids unknown to the catalog, asking about the first ${importCatalogLookups.perRequest} (importCatalogLookups.perRequest)`);
+    expect(result.unmatched).toHaveLength(refs.length);
   });
 
   it('leaves items unmatched when the catalog is down, and still imports the rest', async () => {
