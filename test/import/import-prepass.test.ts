@@ -123,7 +123,7 @@ describe('import pre-pass', () => {
     writeFileSync(file, JSON.stringify({ shows: [] }));
     const offline = createOfflineProvider(file);
     let asked = 0;
-    const counting = { ...offline, name: 'offline', resolveId: (query: IdQuery) => ((asked += 1), offline.resolveId(query)) };
+    const counting = { ...offline, name: 'offline', resolveId: (query: IdQuery) => ((asked += 1), offline.resolveId!(query)) };
     const catalog = createCatalogService([counting], logger);
     warnings.length = 0;
     const refs = Array.from({ length: importCatalogLookups.perRequest + 50 }, () => ref({ tvdb: unique() }, 1));
