@@ -192,7 +192,7 @@ export async function resolveEpisodes(tx: Tx, wanted: WantedEpisode[], now: Date
     }
     return gained;
   };
-  let changes = 0;
+  const gainedIds: { id: number; ids: Record<string, unknown> }[] = [];
   const missing = new Map<string, { episode: WantedEpisode; ids: Record<string, unknown> }>();
   for (const episode of wanted) {
     const key = episodeKey(episode.showId, episode.season, episode.number);
@@ -202,14 +202,14 @@ export async function resolveEpisodes(tx: Tx, wanted: WantedEpisode[], now: Date
       const gained = claim(episode, (source) => row[idColumn[source]] != null);
       if (Object.keys(gained).length === 0) continue;
       Object.assign(row, gained);
-      await tx.episode.update({ where: { id: row.id }, data: gained });
-      changes += 1;
+      gainedIds.push({ id: row.id, ids: gained });
     } else {
       const planned = missing.get(key);
       if (planned) Object.assign(planned.ids, claim(episode, (source) => planned.ids[idColumn[source]] != null));
       else missing.set(key, { episode, ids: claim(episode, () => false) });
     }
   }
+  let changes = await updateEpisodeIds(tx, gainedIds, now);
   if (missing.size === 0) return { ids, changes };
   // A big import creates tens of thousands of episodes: multi-row INSERTs that return the new ids
   // (createManyAndReturn costs ~0.5 ms a row).
@@ -221,6 +221,34 @@ export async function resolveEpisodes(tx: Tx, wanted: WantedEpisode[], now: Date
   const created = await insertRowsReturning<EpisodeRow>(tx, 'Episode', columns, values, ['id', 'showId', 'season', 'number']);
   for (const row of created) ids.set(episodeKey(row.showId, row.season, row.number), row.id);
   return { ids, changes: changes + created.length };
+}
+
+/** Rows per UPDATE of episode ids: 7 parameters a row, inside SQLite's 999. */
+const idUpdateRows = 100;
+
+/**
+ * Sets the gained ids (columns tvdbId, tmdbId, imdbId) of stored episodes, `idUpdateRows` rows a
+ * statement (`CASE "id" WHEN … THEN …`): a TV Time export gives every episode's id, and one
+ * UPDATE per episode was one statement per row of the file. A column an episode gains nothing
+ * for keeps its value (ELSE). Values are cast so PostgreSQL does not read them as text.
+ */
+async function updateEpisodeIds(tx: Tx, updates: { id: number; ids: Record<string, unknown> }[], now: Date): Promise<number> {
+  const columns = [
+    { name: 'tvdbId', type: 'INTEGER' },
+    { name: 'tmdbId', type: 'INTEGER' },
+    { name: 'imdbId', type: 'TEXT' },
+  ];
+  for (let start = 0; start < updates.length; start += idUpdateRows) {
+    const part = updates.slice(start, start + idUpdateRows);
+    const sets = columns.flatMap(({ name, type }) => {
+      const rows = part.filter((update) => update.ids[name] !== undefined);
+      if (rows.length === 0) return [];
+      const cases = rows.map((update) => Prisma.sql`WHEN ${update.id} THEN CAST(${update.ids[name]} AS ${Prisma.raw(type)})`);
+      return [Prisma.sql`${Prisma.raw(`"${name}"`)} = CASE "id" ${Prisma.join(cases, ' ')} ELSE ${Prisma.raw(`"${name}"`)} END`];
+    });
+    await tx.$executeRaw`UPDATE "Episode" SET ${Prisma.join(sets, ', ')}, "updatedAt" = ${now} WHERE "id" IN (${Prisma.join(part.map((update) => update.id))})`;
+  }
+  return updates.length;
 }
 
 /** `source:id` → the stored episode that has it, for every id in `wanted`. */

@@ -139,6 +139,29 @@ describe('import matching by every id a file carries', () => {
       [3, newTvdb, null, null],
     ]);
   });
+
+  it('stores the ids of thousands of stored episodes in one import, then finds references by them', async () => {
+    const account = await makeAccount();
+    const show = await makeShow({ episodes: Array.from({ length: 1500 }, (_, index) => ({ season: 1 + Math.floor(index / 100), number: 1 + (index % 100), airDate: null })) });
+    const ids = show.episodes.map(() => ({ tvdb: unique(), tmdb: unique(), imdb: imdb() }));
+    await applyImportDocument({
+      accountId: account.id,
+      now: at(30),
+      document: document({
+        shows: [{
+          kind: 'show', ids: { tmdb: show.tmdbId! }, title: show.title,
+          // Every other episode gives only some of its ids.
+          episodes: show.episodes.map((episode, index) => ({ season: episode.season, number: episode.number, ids: index % 2 === 0 ? ids[index] : { imdb: ids[index]!.imdb }, history: [] })),
+        }],
+      }),
+    });
+    const stored = await db().episode.findMany({ where: { showId: show.id }, orderBy: [{ season: 'asc' }, { number: 'asc' }] });
+    expect(stored.map((row) => [row.tvdbId, row.tmdbId, row.imdbId])).toEqual(ids.map((expected, index) => (index % 2 === 0 ? [expected.tvdb, expected.tmdb, expected.imdb] : [null, null, expected.imdb])));
+    expect(stored.every((row) => row.updatedAt.getTime() === at(30).getTime())).toBe(true);
+    const refs = stored.filter((row) => row.tvdbId !== null).map((row) => ref(row.tvdbId!, 2));
+    const result = await applyImportDocument({ accountId: account.id, document: document({ episodeRefs: refs }) });
+    expect(result.imported).toMatchObject({ episodes: 750, history: 750 });
+  });
 });
 
 describe('episode references', () => {
