@@ -12,8 +12,9 @@ import { episodeIdSources, hasMatchableId, type CatalogEpisode, type CatalogProv
  * - an optional value that is out of bounds is dropped to null: a poster that is not an http(s)
  *   URL or is too long, an air or release date outside catalogDateRange;
  * - an episode whose season or number is outside 0…maxIntColumn is left out;
- * - an id outside 1…maxIntColumn is dropped, and an item left without an id its kind is matched by
- *   is refused (it could neither be stored nor found again).
+ * - an id outside 1…maxIntColumn (an IMDb id not `tt` + 1–10 digits) is dropped, on items and
+ *   episodes alike, and an item left without an id its kind is made from (sourcesByKind) is
+ *   refused (it could neither be stored nor refreshed).
  * Each episode left out and each item refused is logged at warn, once per record.
  *
  * The offline file is held to the same bounds by its schema (catalog-file-schema.ts), which

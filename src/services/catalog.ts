@@ -8,6 +8,7 @@ import {
 import type { OfflineCatalogProvider } from '../catalog/offline-catalog.ts';
 import {
   hasMatchableId,
+  idSourcesByKind,
   sourcesByKind,
   titleMatchRank,
   type CatalogProvider,
@@ -108,7 +109,7 @@ function byPriority(answers: CatalogRecord[][]): CatalogRecord[] {
     const claimedHere: string[] = [];
     for (const record of records) {
       if (!hasMatchableId(record)) continue;
-      const keys = sourcesByKind[record.kind].flatMap((source) => {
+      const keys = idSourcesByKind[record.kind].flatMap((source) => {
         const id = record.ids[source];
         return id === undefined ? [] : [`${record.kind}:${source}:${id}`];
       });

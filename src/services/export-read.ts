@@ -171,15 +171,12 @@ export async function* readExportTitles(accountId: number, kind: 'movie' | 'game
     .map(([id, ...values]) => {
       const [title, poster, overview, releaseDate, followed, watched] = values.slice(sources.length);
       const ids = presentIds(kind, Object.fromEntries(sources.map((source, index) => [source, values[index]])));
-      return {
-      databaseId: Number(id),
-      weight: 1,
-      entry: {
+      const entry: ExportTitle = {
         ids, title: String(title), poster: poster as string | null,
         overview: overview as string | null, releaseDate: releaseDate as string | null,
         followed: asBoolean(followed), watched: asBoolean(watched), history: [] as ExportWatchEvent[],
-      },
       };
+      return { databaseId: Number(id), weight: 1, entry };
     })
     .sort((a, b) => compare(a.entry, b.entry) || a.databaseId - b.databaseId);
   for (const batch of batches(pageOf(listed, page))) {
