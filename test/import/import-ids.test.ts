@@ -204,6 +204,18 @@ describe('episode references', () => {
     const library = await db().libraryItem.findFirstOrThrow({ where: { accountId: account.id, showId: show.id } });
     expect([library.followed, library.archived]).toEqual([false, true]);
     expect(await db().watchEvent.count({ where: { accountId: account.id } })).toBe(2);
+
+    // The references' file first, the stated flags after it: the same outcome.
+    const other = await makeAccount();
+    await applyImportDocuments({
+      accountId: other.id,
+      documents: () => [
+        document({ episodeRefs: [ref(tvdbIds[1]!, 2)] }, 'seen_episode.csv'),
+        document({ shows: [stated], episodeRefs: [ref(tvdbIds[0]!, 1)] }, 'followed_tv_show.csv'),
+      ],
+    });
+    const otherLibrary = await db().libraryItem.findFirstOrThrow({ where: { accountId: other.id, showId: show.id } });
+    expect([otherLibrary.followed, otherLibrary.archived]).toEqual([false, true]);
   });
 
   it('writes nothing when a later document of the request fails', async () => {
