@@ -169,3 +169,13 @@ export type HttpLimits = Record<keyof typeof httpLimits, number>;
  * account (AIRDATE_RATE_LIMIT_PER_MINUTE).
  */
 export const rateLimitWindowSeconds = { requests: 60 } as const;
+
+/**
+ * Catalog lookups an import request makes before its transaction (src/services/import-prepass.ts)
+ * for ids the database does not know yet (TV Time's episode ids, imdb-only movies, Giant Bomb
+ * games): at most `perRequest` ids (the rest stay unmatched and are reported; a TV Time account
+ * of ~200 shows has a few thousand watched episodes, but one lookup per show resolves all of its
+ * episodes, so the limit counts lookups, not ids), `concurrent` at a time (TMDB allows ~40/s,
+ * IGDB 4/s with 8 open; the HTTP clients pace requests themselves).
+ */
+export const importCatalogLookups = { perRequest: 2_000, concurrent: 4 } as const;

@@ -1,6 +1,7 @@
 import { catalogLengths, maxIntColumn } from '../limits.ts';
 import { isCatalogDate, isIntColumnCount, isIntColumnId, isPosterUrl, quoted, shortenText } from '../value-bounds.ts';
-import { hasMatchableId, type CatalogEpisode, type CatalogProvider, type CatalogRecord, type CatalogSource, type ExternalIds } from './provider.ts';
+import { isImdbId } from './catalog-file-schema.ts';
+import { episodeIdSources, hasMatchableId, type CatalogEpisode, type CatalogProvider, type CatalogRecord, type EpisodeIds, type ExternalIds } from './provider.ts';
 
 /**
  * Catalog records brought within the bounds of src/limits.ts on their way to the catalog store.
@@ -11,18 +12,16 @@ import { hasMatchableId, type CatalogEpisode, type CatalogProvider, type Catalog
  * - an optional value that is out of bounds is dropped to null: a poster that is not an http(s)
  *   URL or is too long, an air or release date outside catalogDateRange;
  * - an episode whose season or number is outside 0…maxIntColumn is left out;
- * - an id outside 1…maxIntColumn is dropped, and an item left without an id its kind is matched by
- *   is refused (it could neither be stored nor found again).
+ * - an id outside 1…maxIntColumn (an IMDb id not `tt` + 1–10 digits) is dropped, on items and
+ *   episodes alike, and an item left without an id its kind is made from (sourcesByKind) is
+ *   refused (it could neither be stored nor refreshed).
  * Each episode left out and each item refused is logged at warn, once per record.
  *
  * The offline file is held to the same bounds by its schema (catalog-file-schema.ts), which
  * refuses the file instead: an operator's file is fixed by its operator.
  */
 export function boundCatalogRecord(record: CatalogRecord, provider: string, warn: (message: string) => void): CatalogRecord | null {
-  const ids: ExternalIds = {};
-  for (const [source, id] of Object.entries(record.ids) as [CatalogSource, number | undefined][]) {
-    if (id !== undefined && isIntColumnId(id)) ids[source] = id;
-  }
+  const ids = boundIds(record.ids) as ExternalIds;
   const name = `${record.kind} ${quoted(record.title)}`;
   if (!hasMatchableId({ kind: record.kind, ids })) {
     warn(`catalog provider ${provider}: refused ${name}: no id from 1 to ${maxIntColumn} (${JSON.stringify(record.ids)})`);
@@ -43,12 +42,24 @@ export function boundCatalogRecord(record: CatalogRecord, provider: string, warn
       continue;
     }
     const title = episode.title === null ? null : shortenText(episode.title, catalogLengths.title);
-    episodes.push({ season: episode.season, number: episode.number, title, airDate: boundDate(episode.airDate) });
+    const bounded: CatalogEpisode = { season: episode.season, number: episode.number, title, airDate: boundDate(episode.airDate) };
+    const episodeIds = boundIds(episode.ids ?? {}) as EpisodeIds;
+    if (episodeIdSources.some((source) => episodeIds[source] !== undefined)) bounded.ids = episodeIds;
+    episodes.push(bounded);
   }
   if (leftOut > 0) {
     warn(`catalog provider ${provider}: ${name} ${JSON.stringify(ids)}: left out ${leftOut} episode(s) whose season or number is not from 0 to ${maxIntColumn}`);
   }
   return { ...record, ...shared, episodes };
+}
+
+/** The ids within bounds: IMDb ids of the form `tt` + digits, the others 1…maxIntColumn; the rest dropped. */
+function boundIds(ids: ExternalIds | EpisodeIds): Record<string, number | string> {
+  const kept: Record<string, number | string> = {};
+  for (const [source, id] of Object.entries(ids) as [string, unknown][]) {
+    if (source === 'imdb' ? isImdbId(id) : typeof id === 'number' && isIntColumnId(id)) kept[source] = id as number | string;
+  }
+  return kept;
 }
 
 function boundDate(date: string | null): string | null {
@@ -63,6 +74,7 @@ function boundDate(date: string | null): string | null {
 export function withCatalogBounds(provider: CatalogProvider, warn: (message: string) => void): CatalogProvider {
   const bound = (records: CatalogRecord[]) => records.flatMap((record) => boundCatalogRecord(record, provider.name, warn) ?? []);
   const listAll = provider.listAll?.bind(provider);
+  const resolveId = provider.resolveId?.bind(provider);
   return {
     name: provider.name,
     lookup: async (kind, source, externalId) => {
@@ -72,5 +84,13 @@ export function withCatalogBounds(provider: CatalogProvider, warn: (message: str
     search: async (query, kind) => bound(await provider.search(query, kind)),
     refresh: async (items) => bound(await provider.refresh(items)),
     ...(listAll ? { listAll: async () => bound(await listAll()) } : {}),
+    ...(resolveId
+      ? {
+          resolveId: async (query: Parameters<typeof resolveId>[0]) => {
+            const record = await resolveId(query);
+            return record === null ? null : boundCatalogRecord(record, provider.name, warn);
+          },
+        }
+      : {}),
   };
 }

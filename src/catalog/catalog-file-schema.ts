@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { catalogDateRange, maxIntColumn } from '../limits.ts';
 import { isValidLocalDate } from '../feeds/dates.ts';
 import { exceedsLength, isCatalogDate, quoted } from '../value-bounds.ts';
-import type { CatalogSource } from './provider.ts';
+import type { EpisodeIds, ItemIdSource } from './provider.ts';
+
+/** An IMDb id as files and catalogs write it: `tt` and 1 to 10 digits. */
+export const imdbIdPattern = /^tt\d{1,10}$/;
+
+/** True for an IMDb id (imdbIdPattern). */
+export const isImdbId = (value: unknown): value is string => typeof value === 'string' && imdbIdPattern.test(value);
 
 /**
  * Zod pieces shared by the files Airdate reads whose items are keyed by catalog ids: the offline
@@ -39,11 +45,33 @@ export const externalIdSchema = z
   .min(1, { error: expected('a positive integer') })
   .max(maxIntColumn, { error: `expected a positive integer up to ${maxIntColumn}` });
 
+/** One IMDb id: `tt` and 1 to 10 digits. */
+export const imdbIdSchema = z.string({ error: expected('an IMDb id (tt followed by 1 to 10 digits)') }).regex(imdbIdPattern, { error: 'expected an IMDb id (tt followed by 1 to 10 digits)' });
+
+/** An episode's own ids (`{ "tvdb": 349232, "imdb": "tt0959621", "tmdb": 62085 }`), each optional. */
+export const episodeIdsSchema = () => idsSchema({ tvdb: externalIdSchema.optional(), tmdb: externalIdSchema.optional(), imdb: imdbIdSchema.optional() });
+
+/** Refuses two episodes of the file sharing an episode id (they are unique in the catalog). */
+export function uniqueEpisodeIds(shows: { episodes: { ids?: EpisodeIds }[] }[], context: z.RefinementCtx, key: string): void {
+  const owners = new Map<string, string>();
+  shows.forEach((show, showIndex) => {
+    show.episodes.forEach((episode, index) => {
+      for (const [source, id] of Object.entries(episode.ids ?? {})) {
+        if (id === undefined) continue;
+        const here = `${key}[${showIndex}].episodes[${index}]`;
+        const owner = owners.get(`${source}:${id}`);
+        if (owner === undefined) owners.set(`${source}:${id}`, here);
+        else context.addIssue({ code: 'custom', path: [key, showIndex, 'episodes', index, 'ids', source], message: `episode ${source} id ${id} is already used by ${owner}` });
+      }
+    });
+  });
+}
+
 /**
  * `ids` of one kind: only its sources (an unknown key is refused: a misspelt id would silently
  * lose the item), possibly none of them; callers that need one add a refinement.
  */
-export function idsSchema<Shape extends Partial<Record<CatalogSource, z.ZodOptional<typeof externalIdSchema>>>>(shape: Shape) {
+export function idsSchema<Shape extends Partial<Record<ItemIdSource, z.ZodOptional<typeof externalIdSchema> | z.ZodOptional<typeof imdbIdSchema>>>>(shape: Shape) {
   const list = Object.keys(shape).join(', ');
   return z.strictObject(shape, {
     error: (issue) =>
@@ -54,7 +82,7 @@ export function idsSchema<Shape extends Partial<Record<CatalogSource, z.ZodOptio
 }
 
 /** Refuses two items of one kind sharing an external id: which one wins would be a guess. */
-export function uniqueIds(items: { ids: Partial<Record<CatalogSource, number | undefined>> }[], context: z.RefinementCtx, key: string): void {
+export function uniqueIds(items: { ids: Partial<Record<ItemIdSource, number | string | undefined>> }[], context: z.RefinementCtx, key: string): void {
   const owners = new Map<string, number>();
   items.forEach((item, index) => {
     for (const [source, id] of Object.entries(item.ids)) {

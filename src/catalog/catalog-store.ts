@@ -2,20 +2,26 @@ import { db } from '../db/client.ts';
 import { chunks, prismaListValues } from '../db/limits.ts';
 import { retryOnUniqueViolation } from '../services/prisma-errors.ts';
 import type { Game, Movie, Prisma, Show } from '../generated/prisma/client.ts';
+import { planEpisodes, writeEpisodes, type EpisodePlan } from './catalog-store-episodes.ts';
 import {
   hasMatchableId,
+  idColumn,
+  idSourcesByKind,
   sourcesByKind,
   type CatalogRecord,
   type CatalogSource,
   type ExternalIds,
+  type ItemIdSource,
   type MediaKind,
 } from './provider.ts';
 
 /**
  * Stores provider records in the shared catalog tables. The rules (offline-catalog.md,
  * decisions.md "Catalogs"):
- * - an item matches an existing row by ANY shared external id, and gains the ids it lacked;
- * - an episode matches by (show, season, number);
+ * - an item matches an existing row by ANY shared external id (idSourcesByKind: the catalogs'
+ *   ids and imdb, tvdb for movies, giantbomb), and gains the ids it lacked;
+ * - an episode matches by (show, season, number), and gains the episode ids (tvdb, tmdb, imdb)
+ *   it lacked, unless another episode already has them;
  * - nothing is ever deleted: a record that leaves an episode out keeps it stored;
  * - only real differences are written, so an unchanged refresh writes nothing at all and leaves
  *   updatedAt and ServerState.catalogVersion alone (feed caches and calendar ETags key on them);
@@ -50,7 +56,6 @@ export interface StoredIds {
   changes: number;
 }
 
-const idColumn = { tmdb: 'tmdbId', tvdb: 'tvdbId', igdb: 'igdbId' } as const satisfies Record<CatalogSource, string>;
 const fieldColumns = {
   show: ['title', 'poster', 'overview'],
   movie: ['title', 'poster', 'overview', 'releaseDate'],
@@ -60,16 +65,7 @@ const fieldColumns = {
 type Fields = Record<string, string | null>;
 type Row = { id: number } & Record<string, unknown>;
 
-interface EpisodePlan {
-  id?: number;
-  season: number;
-  number: number;
-  title: string | null;
-  airDate: string | null;
-  stored?: { title: string | null; airDate: string | null };
-}
-
-interface ItemPlan {
+export interface ItemPlan {
   id?: number;
   ids: ExternalIds;
   fields: Fields;
@@ -97,7 +93,6 @@ function table(client: Prisma.TransactionClient, kind: MediaKind): ItemTable {
 }
 
 
-const episodeKey = (season: number, number: number) => `${season}:${number}`;
 
 /**
  * Upserts `records` into the catalog tables in one transaction (see the rules above) and returns
@@ -149,7 +144,7 @@ async function storeKind(
   positions: number[],
   plans: ItemPlan[],
 ): Promise<number> {
-  const sources = sourcesByKind[kind];
+  const sources = idSourcesByKind[kind];
   const items = table(client, kind);
   const owners = new Map<string, ItemPlan>(); // `source:id` → the plan that has that id
 
@@ -182,9 +177,9 @@ async function storeKind(
 
 function planFromRow(kind: MediaKind, row: Row): ItemPlan {
   const ids: ExternalIds = {};
-  for (const source of sourcesByKind[kind]) {
+  for (const source of idSourcesByKind[kind]) {
     const value = row[idColumn[source]];
-    if (typeof value === 'number') ids[source] = value;
+    if (typeof value === 'number' || typeof value === 'string') (ids as Record<string, unknown>)[source] = value;
   }
   const fields: Fields = {};
   for (const column of fieldColumns[kind]) fields[column] = (row[column] as string | null) ?? null;
@@ -194,7 +189,7 @@ function planFromRow(kind: MediaKind, row: Row): ItemPlan {
 
 /** The plan a record's ids lead to (first match in source order), gaining the ids it lacked. */
 function matchOrCreate(
-  sources: readonly CatalogSource[],
+  sources: readonly ItemIdSource[],
   ids: ExternalIds,
   owners: Map<string, ItemPlan>,
   created: ItemPlan[],
@@ -213,45 +208,10 @@ function matchOrCreate(
     const key = `${source}:${id}`;
     // Skip an id another row owns (conflict) or one that would replace the plan's own id.
     if (id === undefined || owners.has(key) || plan.ids[source] !== undefined) continue;
-    plan.ids[source] = id;
+    (plan.ids as Record<string, unknown>)[source] = id;
     owners.set(key, plan);
   }
   return plan;
-}
-
-/** Merges the records' episodes into their shows' plans, loading stored episodes first. */
-async function planEpisodes(client: Prisma.TransactionClient, records: CatalogRecord[], positions: number[], plans: ItemPlan[]) {
-  const toLoad = new Map<number, ItemPlan>();
-  for (const position of positions) {
-    const plan = plans[position]!;
-    const record = records[position]!;
-    const hasEpisodes = record.kind === 'show' && record.episodes.length > 0;
-    if (hasEpisodes && !plan.episodesLoaded && plan.id !== undefined) toLoad.set(plan.id, plan);
-  }
-  for (const part of chunks([...toLoad.keys()], prismaListValues)) {
-    const stored = await client.episode.findMany({
-      where: { showId: { in: part } },
-      select: { id: true, showId: true, season: true, number: true, title: true, airDate: true },
-    });
-    for (const episode of stored) {
-      const { id, season, number, title, airDate } = episode;
-      const plan = { id, season, number, title, airDate, stored: { title, airDate } };
-      toLoad.get(episode.showId)!.episodes.set(episodeKey(season, number), plan);
-    }
-  }
-  for (const plan of toLoad.values()) plan.episodesLoaded = true;
-
-  for (const position of positions) {
-    const record = records[position]!;
-    if (record.kind !== 'show') continue;
-    const episodes = plans[position]!.episodes;
-    for (const { season, number, title, airDate } of record.episodes) {
-      const key = episodeKey(season, number);
-      const existing = episodes.get(key);
-      if (existing) Object.assign(existing, { title, airDate });
-      else episodes.set(key, { season, number, title, airDate });
-    }
-  }
 }
 
 /** Creates new rows and updates the changed columns of existing ones; returns rows written. */
@@ -259,7 +219,7 @@ async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[]
   let changes = 0;
   const columnsOf = (plan: ItemPlan) => {
     const data: Record<string, unknown> = { ...plan.fields };
-    for (const [source, id] of Object.entries(plan.ids)) data[idColumn[source as CatalogSource]] = id;
+    for (const [source, id] of Object.entries(plan.ids)) data[idColumn[source as ItemIdSource]] = id;
     return data;
   };
   for (const part of chunks(created, prismaListValues)) {
@@ -267,7 +227,7 @@ async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[]
     // RETURNING order is not promised; every new row has an id of its own to find it by.
     const byKey = new Map<string, number>();
     for (const row of rows) {
-      for (const source of sourcesByKind[kind]) byKey.set(`${source}:${String(row[idColumn[source]])}`, row.id);
+      for (const source of idSourcesByKind[kind]) byKey.set(`${source}:${String(row[idColumn[source]])}`, row.id);
     }
     for (const plan of part) {
       const [source, id] = Object.entries(plan.ids)[0]!;
@@ -280,33 +240,12 @@ async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[]
     const data: Record<string, unknown> = {};
     for (const [column, value] of Object.entries(plan.fields)) if (plan.stored.fields[column] !== value) data[column] = value;
     for (const [source, id] of Object.entries(plan.ids)) {
-      if (plan.stored.ids[source as CatalogSource] !== id) data[idColumn[source as CatalogSource]] = id;
+      if (plan.stored.ids[source as ItemIdSource] !== id) data[idColumn[source as ItemIdSource]] = id;
     }
     if (Object.keys(data).length === 0) continue;
     await items.update({ where: { id: plan.id! }, data });
     changes += 1;
   }
-  return changes;
-}
-
-/** Creates new episodes in bulk and updates the ones whose title or air date changed. */
-async function writeEpisodes(client: Prisma.TransactionClient, shows: Set<ItemPlan>): Promise<number> {
-  const fresh: Prisma.EpisodeCreateManyInput[] = [];
-  let changes = 0;
-  for (const show of shows) {
-    for (const episode of show.episodes.values()) {
-      const { season, number, title, airDate } = episode;
-      if (!episode.stored) {
-        fresh.push({ showId: show.id!, season, number, title, airDate });
-        episode.stored = { title, airDate };
-      } else if (episode.stored.title !== title || episode.stored.airDate !== airDate) {
-        await client.episode.update({ where: { id: episode.id! }, data: { title, airDate } });
-        episode.stored = { title, airDate };
-        changes += 1;
-      }
-    }
-  }
-  for (const part of chunks(fresh, prismaListValues)) changes += (await client.episode.createMany({ data: part })).count;
   return changes;
 }
 

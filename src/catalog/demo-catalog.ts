@@ -53,7 +53,9 @@ export function buildDemoCatalog(today: string): OfflineCatalogFile {
   return {
     shows: [
       {
-        ids: { tmdb: 9_100_001, tvdb: 9_200_001 },
+        // The ids export files key items by (offline-catalog.md): imports from TV Time, Trakt or
+        // Grouvee match the demo's items by them too.
+        ids: { tmdb: 9_100_001, tvdb: 9_200_001, imdb: 'tt91000001' },
         title: 'The Lantern Keepers',
         poster: poster('the-lantern-keepers'),
         overview: 'Three estranged siblings inherit a lighthouse that keeps more than ships off the rocks.',
@@ -67,7 +69,7 @@ export function buildDemoCatalog(today: string): OfflineCatalogFile {
           ),
           ...run(today, 1, ['Breakwater', 'Signal Fires', 'Dawn Watch'], { firstNumber: 8, firstOffset: 7 }),
           // Specials (season 0) never count in up next, but do show up in date feeds.
-          { season: 0, number: 1, title: 'Inside the Lighthouse', air_date: addDays(today, -10) },
+          { season: 0, number: 1, title: 'Inside the Lighthouse', air_date: addDays(today, -10), ids: { tvdb: 9_210_001, imdb: 'tt91000002' } },
           { season: 0, number: 2, title: 'Cast Reunion', air_date: null },
         ],
       },
@@ -117,7 +119,7 @@ export function buildDemoCatalog(today: string): OfflineCatalogFile {
     ],
     movies: [
       {
-        ids: { tmdb: 9_300_001 },
+        ids: { tmdb: 9_300_001, imdb: 'tt93000001' },
         title: 'The Glass Cartographer',
         poster: poster('the-glass-cartographer'),
         overview: 'A mapmaker charts a city that rearranges itself every night.',
@@ -140,7 +142,7 @@ export function buildDemoCatalog(today: string): OfflineCatalogFile {
     ],
     games: [
       {
-        ids: { igdb: 9_400_001 },
+        ids: { igdb: 9_400_001, giantbomb: 9_410_001 },
         title: 'Ember Protocol',
         poster: poster('ember-protocol'),
         overview: 'A tactical stealth game set in a city where every streetlight is watching.',

@@ -25,6 +25,8 @@ export const igdbMaxOpenRequests = 8;
 /** IGDB's largest `limit`. */
 const batchSize = 500;
 const searchLimit = 50;
+/** Giant Bomb's number among IGDB's external game sources. */
+export const giantBombSource = 3;
 const fields = 'fields name,summary,first_release_date,cover.image_id;';
 
 /** Quotes `value` as an Apicalypse string; control characters would end the query early. */
@@ -62,19 +64,24 @@ export function createIgdbProvider(options: IgdbOptions): CatalogProvider {
     return { token: issued, lifetimeMs: lifetime * 1000 };
   }, options.http?.clock ?? systemClock);
 
-  /** Runs an Apicalypse query against /games; the answer is an array of games. */
-  async function games(query: string): Promise<CatalogGame[]> {
-    const url = new URL(`${options.baseUrl}/games`);
+  /** POSTs an Apicalypse query to `endpoint`; IGDB answers an array. */
+  async function query(endpoint: string, body: string): Promise<unknown[]> {
+    const url = new URL(`${options.baseUrl}${endpoint}`);
     const answer = await token.use((bearer) =>
       http.json({
         method: 'POST',
         url,
         headers: { 'client-id': options.clientId, authorization: `Bearer ${bearer}`, 'content-type': 'text/plain' },
-        body: query,
+        body,
       }),
     );
-    if (!Array.isArray(answer)) throw new CatalogHttpError('igdb POST /games: the answer is not a JSON array', 'igdb', undefined);
-    return answer.filter(isObject).flatMap((game) => {
+    if (!Array.isArray(answer)) throw new CatalogHttpError(`igdb POST ${endpoint}: the answer is not a JSON array`, 'igdb', undefined);
+    return answer;
+  }
+
+  /** Runs an Apicalypse query against /games; the answer is an array of games. */
+  async function games(body: string): Promise<CatalogGame[]> {
+    return (await query('/games', body)).filter(isObject).flatMap((game) => {
       const record = toRecord(game);
       return record ? [record] : [];
     });
@@ -87,9 +94,21 @@ export function createIgdbProvider(options: IgdbOptions): CatalogProvider {
       const [game] = await games(`${fields} where id = ${externalId}; limit 1;`);
       return game ?? null;
     },
-    async search(query, kind) {
+    async search(text, kind) {
       if (kind !== undefined && kind !== 'game') return [];
-      return games(`search ${apicalypseString(query)}; ${fields} limit ${searchLimit};`);
+      return games(`search ${apicalypseString(text)}; ${fields} limit ${searchLimit};`);
+    },
+    /**
+     * A game by its Giant Bomb id (older Grouvee exports): IGDB's external game ids, source 3
+     * (Giant Bomb in IGDB's external_game_sources; the deprecated `category` used the same number).
+     */
+    async resolveId(wanted) {
+      if (wanted.kind !== 'game' || wanted.source !== 'giantbomb' || typeof wanted.id !== 'number') return null;
+      const [external] = (await query('/external_games', `fields game,uid; where external_game_source = ${giantBombSource} & uid = "${wanted.id}"; limit 1;`)).filter(isObject);
+      const gameId = positiveId(external?.game);
+      if (gameId === undefined) return null;
+      const [game] = await games(`${fields} where id = ${gameId}; limit 1;`);
+      return game ? { ...game, ids: { ...game.ids, giantbomb: wanted.id } } : null;
     },
     async refresh(items) {
       const ids = [...new Set(items.flatMap((item) => (item.kind === 'game' && item.ids.igdb !== undefined ? [item.ids.igdb] : [])))];

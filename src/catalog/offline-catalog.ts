@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { catalogLengths } from '../limits.ts';
-import { countSchema, expected, externalIdSchema, firstProblem, idsSchema, localDateSchema, uniqueIds, withinLength } from './catalog-file-schema.ts';
+import { countSchema, episodeIdsSchema, expected, externalIdSchema, firstProblem, idsSchema, imdbIdSchema, localDateSchema, uniqueEpisodeIds, uniqueIds, withinLength } from './catalog-file-schema.ts';
 import {
   rankByTitle,
   type CatalogProvider,
@@ -23,15 +23,18 @@ export class CatalogFileError extends Error {
   }
 }
 
-/** `ids` of one kind: only its sources, at least one of them. */
-function requiredIds<Shape extends Parameters<typeof idsSchema>[0]>(shape: Shape) {
-  const list = Object.keys(shape).join(', ');
-  return idsSchema(shape).refine((ids) => Object.values(ids).some((id) => id !== undefined), { error: `expected at least one of ${list}` });
+/**
+ * `ids` of one kind: only its sources, at least one of `required` (the catalogs' own ids, which a
+ * row is stored and refreshed by); the ids export files key items by (imdb, a movie's tvdb,
+ * giantbomb) are optional extras that let imports match offline.
+ */
+function requiredIds<Shape extends Parameters<typeof idsSchema>[0]>(shape: Shape, required: (keyof Shape & string)[]) {
+  return idsSchema(shape).refine((ids) => required.some((source) => (ids as Record<string, unknown>)[source] !== undefined), { error: `expected at least one of ${required.join(', ')}` });
 }
 
-const showIds = requiredIds({ tmdb: externalIdSchema.optional(), tvdb: externalIdSchema.optional() });
-const movieIds = requiredIds({ tmdb: externalIdSchema.optional() });
-const gameIds = requiredIds({ igdb: externalIdSchema.optional() });
+const showIds = requiredIds({ tmdb: externalIdSchema.optional(), tvdb: externalIdSchema.optional(), imdb: imdbIdSchema.optional() }, ['tmdb', 'tvdb']);
+const movieIds = requiredIds({ tmdb: externalIdSchema.optional(), tvdb: externalIdSchema.optional(), imdb: imdbIdSchema.optional() }, ['tmdb']);
+const gameIds = requiredIds({ igdb: externalIdSchema.optional(), giantbomb: externalIdSchema.optional() }, ['igdb']);
 
 const dateOrNull = localDateSchema.nullable();
 
@@ -49,6 +52,7 @@ const episodeSchema = z.object(
   {
     season: countSchema(0),
     number: countSchema(1),
+    ids: episodeIdsSchema().optional(),
     title: title.nullish().transform((text) => text ?? null),
     air_date: dateOrNull,
   },
@@ -106,6 +110,7 @@ const catalogFileSchema = z
     uniqueIds(file.shows, context, 'shows');
     uniqueIds(file.movies, context, 'movies');
     uniqueIds(file.games, context, 'games');
+    uniqueEpisodeIds(file.shows, context, 'shows');
   });
 
 /** The file as written (snake_case keys, optional parts may be left out). */
@@ -139,6 +144,7 @@ export function parseOfflineCatalog(data: unknown, path: string): OfflineCatalog
         number: episode.number,
         title: episode.title,
         airDate: episode.air_date,
+        ...(episode.ids && Object.keys(episode.ids).length > 0 ? { ids: episode.ids } : {}),
       })),
     })),
     ...movies.map((movie) => ({ kind: 'movie' as const, ...titleFields(movie) })),
@@ -185,7 +191,7 @@ export interface OfflineCatalogProvider extends CatalogProvider {
 
 interface CatalogIndex {
   records: CatalogRecord[];
-  /** `kind:source:id` → record. */
+  /** `kind:source:id` → record; `episode:source:id` → the record of the episode's show. */
   byId: Map<string, CatalogRecord>;
 }
 
@@ -194,6 +200,12 @@ function indexRecords(records: CatalogRecord[]): CatalogIndex {
   for (const record of records) {
     for (const [source, id] of Object.entries(record.ids)) {
       if (id !== undefined) byId.set(`${record.kind}:${source}:${id}`, record);
+    }
+    if (record.kind !== 'show') continue;
+    for (const episode of record.episodes) {
+      for (const [source, id] of Object.entries(episode.ids ?? {})) {
+        if (id !== undefined) byId.set(`episode:${source}:${id}`, record);
+      }
     }
   }
   return { records, byId };
@@ -240,6 +252,10 @@ export function createOfflineProvider(path: string): OfflineCatalogProvider {
     },
     async listAll() {
       return (await reread()).records;
+    },
+    async resolveId(query) {
+      const index = lastGood ?? (await reread());
+      return index.byId.get(`${query.kind}:${query.source}:${query.id}`) ?? null;
     },
   };
 }

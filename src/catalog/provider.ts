@@ -17,7 +17,48 @@ export interface ExternalIds {
   tmdb?: number;
   tvdb?: number;
   igdb?: number;
+  /** IMDb, `tt` + digits: shows and movies (real export files key items by it). */
+  imdb?: string;
+  /** Giant Bomb: games (older Grouvee exports know games by it only). */
+  giantbomb?: number;
 }
+
+/**
+ * Every id an item is matched by: the catalogs' own (CatalogSource) and the ids export files key
+ * items by, which no catalog of ours is queried by directly but which TMDB's /find and IGDB's
+ * external games resolve (imdb, tvdb for movies, giantbomb).
+ */
+export type ItemIdSource = CatalogSource | 'imdb' | 'giantbomb';
+
+/**
+ * Which ids match an item of each kind, in matching priority order: a stored row shares any one
+ * of them. A row is only created with one of sourcesByKind's ids (the ones a refresh can ask a
+ * catalog about); the others are carried along.
+ */
+export const idSourcesByKind: Readonly<Record<MediaKind, readonly ItemIdSource[]>> = {
+  show: ['tmdb', 'tvdb', 'imdb'],
+  movie: ['tmdb', 'tvdb', 'imdb'],
+  game: ['igdb', 'giantbomb'],
+};
+
+/** The database column of each id (the same name on Show, Movie, Game and Episode). */
+export const idColumn = {
+  tmdb: 'tmdbId',
+  tvdb: 'tvdbId',
+  igdb: 'igdbId',
+  imdb: 'imdbId',
+  giantbomb: 'giantbombId',
+} as const satisfies Record<ItemIdSource, string>;
+
+/** An episode's own ids at the catalogs (TMDB's and TheTVDB's episode `id`, IMDb's `tt` id). */
+export interface EpisodeIds {
+  tvdb?: number;
+  tmdb?: number;
+  imdb?: string;
+}
+
+/** The episode id sources, in matching order. */
+export const episodeIdSources = ['tvdb', 'tmdb', 'imdb'] as const satisfies readonly (keyof EpisodeIds)[];
 
 /** Which external ids can identify an item of each kind, in matching priority order. */
 export const sourcesByKind: Readonly<Record<MediaKind, readonly CatalogSource[]>> = {
@@ -33,6 +74,8 @@ export interface CatalogEpisode {
   title: string | null;
   /** YYYY-MM-DD, or null while the date is unknown. */
   airDate: string | null;
+  /** The episode's own ids, when the catalog gives them (stored on the episode, never replacing one). */
+  ids?: EpisodeIds;
 }
 
 export interface CatalogShow {
@@ -76,6 +119,14 @@ export interface RefreshItem {
   ids: ExternalIds;
 }
 
+/**
+ * An id an export file keys something by, to be resolved through a catalog: an item by any of
+ * its ids (idSourcesByKind), or an episode by one of its own ids.
+ */
+export type IdQuery =
+  | { kind: MediaKind; source: ItemIdSource; id: number | string }
+  | { kind: 'episode'; source: keyof EpisodeIds; id: number | string };
+
 export interface CatalogProvider {
   /** Short name for logs and error messages, such as `offline` or `tmdb`. */
   readonly name: string;
@@ -106,6 +157,15 @@ export interface CatalogProvider {
    * offline file) have it; network catalogs are refreshed item by item instead.
    */
   listAll?(): Promise<CatalogRecord[]>;
+
+  /**
+   * The record `query` names, or null when this catalog does not know it: for an item, its
+   * record (carrying the queried id); for an episode, its show's record with its episodes, the
+   * queried one carrying that id. Only catalogs that can answer such ids have it (the offline
+   * file by every id it holds, TMDB by /find, TheTVDB by episode and remote id, IGDB by Giant
+   * Bomb's id). Throws when the catalog itself fails, as lookup does.
+   */
+  resolveId?(query: IdQuery): Promise<CatalogRecord | null>;
 }
 
 /** True when `record` carries at least one id its kind is matched by (else it cannot be stored). */

@@ -1,6 +1,7 @@
 import { CatalogHttpError, createCatalogHttp, type CatalogHttpOptions } from './http-client.ts';
 import { count, expectObject, httpUrl, localDate, objects, positiveId, text, type JsonObject } from './json-fields.ts';
-import type { CatalogEpisode, CatalogMovie, CatalogProvider, CatalogShow, MediaKind, RefreshItem } from './provider.ts';
+import { isImdbId } from './catalog-file-schema.ts';
+import type { CatalogEpisode, CatalogMovie, CatalogProvider, CatalogShow, IdQuery, MediaKind, RefreshItem } from './provider.ts';
 import { refreshEach } from './refresh-each.ts';
 
 /**
@@ -66,7 +67,10 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
       const seasonNumber = count(episode.season_number) ?? number;
       const episodeNumber = positiveId(episode.episode_number);
       if (episodeNumber === undefined) return [];
-      return [{ season: seasonNumber, number: episodeNumber, title: text(episode.name), airDate: localDate(episode.air_date) }];
+      const found: CatalogEpisode = { season: seasonNumber, number: episodeNumber, title: text(episode.name), airDate: localDate(episode.air_date) };
+      const tmdb = positiveId(episode.id);
+      if (tmdb !== undefined) found.ids = { tmdb };
+      return [found];
     });
   }
 
@@ -78,6 +82,8 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
     const externalIds = objects([answer.external_ids])[0];
     const tvdb = positiveId(externalIds?.tvdb_id);
     if (tvdb !== undefined) record.ids.tvdb = tvdb;
+    const imdb = externalIds?.imdb_id;
+    if (isImdbId(imdb)) record.ids.imdb = imdb;
     const seasons = [...new Set(objects(answer.seasons).flatMap((entry) => count(entry.season_number) ?? []))];
     const episodes = await Promise.all(seasons.map((number) => season(id, number)));
     record.episodes = episodes.flat();
@@ -86,7 +92,61 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
 
   async function movie(id: number): Promise<CatalogMovie | null> {
     const answer = await get(`/movie/${id}`);
-    return answer ? movieFields(answer, id) : null;
+    const record = answer ? movieFields(answer, id) : null;
+    if (record && isImdbId(answer!.imdb_id)) record.ids.imdb = answer!.imdb_id;
+    return record;
+  }
+
+  /** Shows fetched lately for episode references: a TV Time file names ~a hundred episodes of a show. */
+  const recentShows = new Map<number, Promise<CatalogShow | null>>();
+  const recentShowsKept = 100;
+  function recentShow(id: number): Promise<CatalogShow | null> {
+    let found = recentShows.get(id);
+    if (!found) {
+      found = show(id);
+      found.catch(() => recentShows.delete(id));
+      recentShows.set(id, found);
+      if (recentShows.size > recentShowsKept) recentShows.delete(recentShows.keys().next().value!);
+    }
+    return found;
+  }
+
+  /**
+   * /find by an imdb or tvdb id (reference 5a): a show or movie, the record with that id; an
+   * episode, its show's record with the episode carrying the id. A show answered already for
+   * another reference comes back with only that episode (a record leaving episodes out keeps them
+   * stored), so a file of 3 000 references of 20 shows costs ~3 000 /find and 20 shows' fetches.
+   */
+  async function resolveId(query: IdQuery): Promise<CatalogShow | CatalogMovie | null> {
+    if (query.source !== 'imdb' && query.source !== 'tvdb') return null;
+    const answer = await get(`/find/${encodeURIComponent(String(query.id))}`, { external_source: `${query.source}_id` });
+    const idKey = query.source;
+    if (query.kind === 'show' || query.kind === 'movie') {
+      const id = positiveId(objects(query.kind === 'show' ? answer?.tv_results : answer?.movie_results)[0]?.id);
+      const record = id === undefined ? null : query.kind === 'show' ? await show(id) : await movie(id);
+      if (record) (record.ids as Record<string, unknown>)[idKey] ??= query.id;
+      return record;
+    }
+    if (query.kind !== 'episode') return null;
+    const found = objects(answer?.tv_episode_results)[0];
+    const showId = positiveId(found?.show_id);
+    const season = count(found?.season_number);
+    const number = positiveId(found?.episode_number);
+    if (showId === undefined || season === undefined || number === undefined) return null;
+    const fresh = !recentShows.has(showId);
+    const record = await recentShow(showId);
+    if (!record) return null;
+    const tmdb = positiveId(found!.id);
+    const stored = record.episodes.find((episode) => episode.season === season && episode.number === number);
+    const episode: CatalogEpisode = {
+      season,
+      number,
+      title: stored?.title ?? text(found!.name),
+      airDate: stored?.airDate ?? localDate(found!.air_date),
+      ids: { ...stored?.ids, ...(tmdb === undefined ? {} : { tmdb }), [idKey]: query.id },
+    };
+    const others = fresh ? record.episodes.filter((other) => other !== stored) : [];
+    return { ...record, ids: { ...record.ids }, episodes: [...others, episode] };
   }
 
   /** The TMDB id of the show TheTVDB knows as `tvdbId`, via /find. */
@@ -126,6 +186,7 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
       const kinds = kind === undefined ? (['show', 'movie'] as const) : kind === 'game' ? [] : [kind];
       return (await Promise.all(kinds.map((wanted) => search(wanted, query)))).flat();
     },
+    resolveId,
     async refresh(items) {
       const known = items.filter((item) => (item.kind === 'show' && (item.ids.tmdb ?? item.ids.tvdb) !== undefined) || (item.kind === 'movie' && item.ids.tmdb !== undefined));
       return refreshEach('tmdb', known, (item) => (item.kind === 'show' ? lookupShow(item.ids) : movie(item.ids.tmdb!)), options.warn ?? (() => {}));

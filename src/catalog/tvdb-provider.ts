@@ -1,6 +1,7 @@
 import { createCachedToken } from './cached-token.ts';
 import { CatalogHttpError, createCatalogHttp, systemClock, type CatalogHttpOptions } from './http-client.ts';
 import { count, expectObject, httpUrl, isObject, localDate, objects, positiveId, text, type JsonObject } from './json-fields.ts';
+import { isImdbId } from './catalog-file-schema.ts';
 import type { CatalogEpisode, CatalogProvider, CatalogShow, ExternalIds } from './provider.ts';
 import { refreshEach } from './refresh-each.ts';
 
@@ -83,7 +84,8 @@ export function createTvdbProvider(options: TvdbOptions): CatalogProvider {
         const season = count(episode.seasonNumber);
         const number = positiveId(episode.number);
         if (season === undefined || number === undefined) continue;
-        found.push({ season, number, title: text(episode.name), airDate: localDate(episode.aired) });
+        const tvdb = positiveId(episode.id);
+        found.push({ season, number, title: text(episode.name), airDate: localDate(episode.aired), ...(tvdb === undefined ? {} : { ids: { tvdb } }) });
       }
       const links = isObject(answer?.links) ? answer.links : {};
       if (list.length === 0 || links.next === null || links.next === undefined) break;
@@ -96,9 +98,10 @@ export function createTvdbProvider(options: TvdbOptions): CatalogProvider {
     const data = isObject(answer?.data) ? answer.data : undefined;
     const title = text(data?.name);
     if (!data || title === null) return null;
+    const imdb = objects(data.remoteIds).find((remote) => /imdb/i.test(String(remote.sourceName ?? '')))?.id;
     return {
       kind: 'show',
-      ids: withIds(id, tmdbIdOf(data.remoteIds)),
+      ids: { ...withIds(id, tmdbIdOf(data.remoteIds)), ...(isImdbId(imdb) ? { imdb } : {}) },
       title,
       poster: image(data.image),
       overview: text(data.overview),
@@ -123,6 +126,27 @@ export function createTvdbProvider(options: TvdbOptions): CatalogProvider {
         const overview = text(overviews.eng) ?? text(item.overview);
         return [{ kind: 'show', ids: withIds(id, tmdbIdOf(item.remote_ids)), title, poster: image(item.image_url), overview, episodes: [] }];
       });
+    },
+    /**
+     * An episode by its TheTVDB id (TV Time's older exports): /episodes/{id} names its series,
+     * whose record comes with every episode's id; a show by its IMDb id through
+     * /search/remoteid/{id} (reference 5b).
+     */
+    async resolveId(query) {
+      if (query.kind === 'episode' && query.source === 'tvdb') {
+        const answer = await get(`/episodes/${encodeURIComponent(String(query.id))}`);
+        const seriesId = positiveId(isObject(answer?.data) ? answer.data.seriesId : undefined);
+        return seriesId === undefined ? null : series(seriesId);
+      }
+      if (query.kind === 'show' && query.source === 'tvdb' && typeof query.id === 'number') return series(query.id);
+      if (query.kind === 'show' && query.source === 'imdb') {
+        const answer = await get(`/search/remoteid/${encodeURIComponent(String(query.id))}`);
+        const match = objects(answer?.data).map((entry) => (isObject(entry.series) ? positiveId(entry.series.id) : undefined)).find((id) => id !== undefined);
+        const record = match === undefined ? null : await series(match);
+        if (record) record.ids.imdb ??= String(query.id);
+        return record;
+      }
+      return null;
     },
     async refresh(items) {
       const ids = items.flatMap((item) => (item.kind === 'show' && item.ids.tvdb !== undefined ? [item.ids.tvdb] : []));

@@ -3,8 +3,8 @@
  * `Query.export` answers and what `parseAirdateExport` reads back. Plain JSON-ready data: every
  * timestamp is an ISO 8601 UTC string with milliseconds, every date `YYYY-MM-DD`.
  */
-import type { CatalogSource, ExternalIds, MediaKind } from '../catalog/provider.ts';
-import { sourcesByKind } from '../catalog/provider.ts';
+import type { EpisodeIds, ExternalIds, ItemIdSource, MediaKind } from '../catalog/provider.ts';
+import { episodeIdSources, idSourcesByKind, sourcesByKind } from '../catalog/provider.ts';
 
 /** The `format` member every export carries. */
 export const exportFormat = 'airdate-export';
@@ -24,6 +24,8 @@ export interface ExportEpisode {
   number: number;
   title: string | null;
   airDate: string | null;
+  /** The episode's own ids (`tvdb`, `tmdb`, `imdb`), only when it has any. */
+  ids?: EpisodeIds;
   /** Current state; false when the account never watched it. */
   watched: boolean;
   /** Oldest first. */
@@ -32,7 +34,7 @@ export interface ExportEpisode {
 
 /** A show with the account's flags and every episode the catalog holds for it. */
 export interface ExportShow {
-  /** Only the ids the show has: `tmdb`, `tvdb`. */
+  /** Only the ids the show has: `tmdb`, `tvdb`, `imdb`. */
   ids: ExternalIds;
   title: string;
   poster: string | null;
@@ -43,7 +45,7 @@ export interface ExportShow {
   episodes: ExportEpisode[];
 }
 
-/** A movie (ids `tmdb`) or a game (ids `igdb`). */
+/** A movie (ids `tmdb`, `tvdb`, `imdb`) or a game (ids `igdb`, `giantbomb`). */
 export interface ExportTitle {
   ids: ExternalIds;
   title: string;
@@ -81,13 +83,23 @@ export interface ExportDocument extends ExportHead {
 export const exportFileName = (localDate: string): string => `airdate-export-${localDate}.json`;
 
 /** The ids an item has, in the kind's source order, with absent ones left out (not null). */
-export function presentIds(kind: MediaKind, columns: Partial<Record<CatalogSource, unknown>>): ExternalIds {
-  const ids: ExternalIds = {};
-  for (const source of sourcesByKind[kind]) {
+export function presentIds(kind: MediaKind, columns: Partial<Record<ItemIdSource, unknown>>): ExternalIds {
+  const ids: Record<string, number | string> = {};
+  for (const source of idSourcesByKind[kind]) {
     const value = columns[source];
-    if (value !== null && value !== undefined) ids[source] = Number(value);
+    if (value !== null && value !== undefined) ids[source] = source === 'imdb' ? String(value) : Number(value);
   }
-  return ids;
+  return ids as ExternalIds;
+}
+
+/** An episode's ids, or undefined when it has none (the export leaves the key out). */
+export function presentEpisodeIds(columns: Partial<Record<keyof EpisodeIds, unknown>>): EpisodeIds | undefined {
+  const ids: Record<string, number | string> = {};
+  for (const source of episodeIdSources) {
+    const value = columns[source];
+    if (value !== null && value !== undefined) ids[source] = source === 'imdb' ? String(value) : Number(value);
+  }
+  return Object.keys(ids).length === 0 ? undefined : (ids as EpisodeIds);
 }
 
 /** What the items of a section are sorted by: never a database id, so every server agrees. */
@@ -105,6 +117,7 @@ export function compareExportItems(kind: MediaKind): (a: SortableItem, b: Sortab
   const sources = sourcesByKind[kind];
   return (a, b) => {
     for (const source of sources) {
+      // The catalogs' own ids (numbers) only: the order stays what it was before other ids.
       const left = a.ids[source];
       const right = b.ids[source];
       if (left === right) continue;

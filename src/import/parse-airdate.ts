@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { expected, externalIdSchema, firstProblem, idsSchema, localDateSchema, uniqueIds } from '../catalog/catalog-file-schema.ts';
+import { episodeIdsSchema, expected, externalIdSchema, firstProblem, idsSchema, imdbIdSchema, localDateSchema, uniqueIds } from '../catalog/catalog-file-schema.ts';
 import { exportFormat, exportVersion } from '../export/export-format.ts';
 import { ImportFileError, type ImportDocument, type ImportSkip, type ImportWatchEvent } from './import-document.ts';
 import { parseJsonFile } from './parse-helpers.ts';
@@ -40,6 +40,8 @@ const episodeSchema = z.object(
     number: z.int({ error: expected('an integer ≥ 0') }).min(0, { error: 'expected an integer ≥ 0' }),
     title: nullableText,
     airDate: date,
+    // Exports before the episode ids have none; they are optional.
+    ids: episodeIdsSchema().optional(),
     watched: flag.optional(),
     history: historySchema,
   },
@@ -49,7 +51,7 @@ const episodeSchema = z.object(
 const itemFields = { title: text('a non-empty string').min(1, { error: 'expected a non-empty string' }), poster: nullableText, overview: nullableText, followed: flag.optional() };
 
 const showSchema = z
-  .object({ ids: idsSchema({ tmdb: externalIdSchema.optional(), tvdb: externalIdSchema.optional() }), ...itemFields, archived: flag.optional(), episodes: z.array(episodeSchema, { error: expected('an array of episodes') }).default([]) }, { error: expected('a show object') })
+  .object({ ids: idsSchema({ tmdb: externalIdSchema.optional(), tvdb: externalIdSchema.optional(), imdb: imdbIdSchema.optional() }), ...itemFields, archived: flag.optional(), episodes: z.array(episodeSchema, { error: expected('an array of episodes') }).default([]) }, { error: expected('a show object') })
   .superRefine((show, context) => {
     const seen = new Map<string, number>();
     show.episodes.forEach((episode, index) => {
@@ -61,7 +63,12 @@ const showSchema = z
 
 const titleSchema = (kind: 'movie' | 'game') =>
   z.object(
-    { ids: kind === 'movie' ? idsSchema({ tmdb: externalIdSchema.optional() }) : idsSchema({ igdb: externalIdSchema.optional() }), ...itemFields, releaseDate: date, watched: flag.optional(), history: historySchema },
+    {
+      ids:
+        kind === 'movie'
+          ? idsSchema({ tmdb: externalIdSchema.optional(), tvdb: externalIdSchema.optional(), imdb: imdbIdSchema.optional() })
+          : idsSchema({ igdb: externalIdSchema.optional(), giantbomb: externalIdSchema.optional() }),
+      ...itemFields, releaseDate: date, watched: flag.optional(), history: historySchema },
     { error: expected(`a ${kind} object`) },
   );
 
@@ -115,16 +122,16 @@ export function parseAirdateExport(bytes: Uint8Array, fileName: string): ImportD
   const skip = (kind: string, title: string, sources: string): ImportSkip => ({ item: `${kind} "${title}"`, reason: `no ${sources} id` });
   for (const show of parsed.data.shows) {
     if (Object.keys(show.ids).length === 0) {
-      document.skipped.push(skip('show', show.title, 'tmdb or tvdb'));
+      document.skipped.push(skip('show', show.title, 'tmdb, tvdb or imdb'));
       continue;
     }
-    const episodes = show.episodes.map(({ watched, ...episode }) => ({ ...episode, watched: statedWatched(watched, episode.history) }));
+    const episodes = show.episodes.map(({ watched, ids, ...episode }) => ({ ...episode, ...(ids && Object.keys(ids).length > 0 ? { ids } : {}), watched: statedWatched(watched, episode.history) }));
     document.shows.push({ kind: 'show', ...show, episodes });
   }
   for (const kind of ['movie', 'game'] as const) {
     for (const { watched, ...title } of kind === 'movie' ? parsed.data.movies : parsed.data.games) {
       if (Object.keys(title.ids).length === 0) {
-        document.skipped.push(skip(kind, title.title, kind === 'movie' ? 'tmdb' : 'igdb'));
+        document.skipped.push(skip(kind, title.title, kind === 'movie' ? 'tmdb, tvdb or imdb' : 'igdb or giantbomb'));
         continue;
       }
       document.titles.push({ kind, ...title, watched: statedWatched(watched, title.history) });

@@ -1,6 +1,13 @@
+import { isImdbId } from '../catalog/catalog-file-schema.ts';
 import { catalogDateRange, catalogLengths, historyTimeRange, maxIntColumn } from '../limits.ts';
 import { exceedsLength, isCatalogDate, isHistoryTime, isIntColumnCount, isIntColumnId, isPosterUrl, quoted, shortenText } from '../value-bounds.ts';
-import { ImportFileError, type ImportDocument, type ImportEpisode, type ImportEpisodeRef, type ImportIds, type ImportShow, type ImportTitle, type ImportWatchEvent } from './import-document.ts';
+import { ImportFileError, type ImportDocument, type ImportEpisode, type ImportEpisodeIds, type ImportIds, type ImportShow, type ImportTitle, type ImportWatchEvent } from './import-document.ts';
+
+/** The problem with one external id (an int column id, or an IMDb id), or undefined when it is fine. */
+export function idProblem(source: string, id: unknown): string | undefined {
+  if (source === 'imdb') return isImdbId(id) ? undefined : `imdb id ${quoted(String(id))} is not \`tt\` followed by 1 to 10 digits`;
+  return isIntColumnId(id as number) ? undefined : `${source} id ${String(id)} is not a whole number from 1 to ${maxIntColumn}`;
+}
 
 /**
  * The one check every import document passes, whatever its source, before anything of the request
@@ -27,12 +34,15 @@ export function validateImportDocument(document: ImportDocument, now: number = D
     checkItem(show, fail);
     for (const episode of show.episodes) checkEpisode(show, episode, now, fail);
   }
+  for (const ref of document.episodeRefs ?? []) {
+    checkRef(document.fileName, ref.ids, ref.label, ref.history, now);
+    if (ref.label !== undefined) ref.label = shortenText(ref.label, catalogLengths.title);
+  }
   for (const title of document.titles) {
     checkItem(title, fail);
     if (title.releaseDate != null) checkDate(title, undefined, 'release date', title.releaseDate, fail);
     checkHistory(title, undefined, title.history, now, fail);
   }
-  for (const ref of document.episodeRefs ?? []) checkEpisodeRef(document.fileName, ref, now);
   for (const skip of document.skipped) skip.item = shortenText(skip.item, catalogLengths.title);
   return document;
 }
@@ -47,14 +57,11 @@ type Item = ImportShow | ImportTitle;
 
 /** Checks what shows, movies and games share. */
 function checkItem(item: Item, fail: Fail): void {
-  for (const [source, id] of Object.entries(item.ids) as [keyof ImportIds, number | string | undefined][]) {
-    // IMDb ids are text (`tt` and digits); every other catalog's id is a 32-bit number.
-    if (source === 'imdb') {
-      if (id !== undefined && (typeof id !== 'string' || !/^tt\d{1,12}$/.test(id))) fail(item, undefined, `imdb id ${quoted(String(id))} is not "tt" and up to 12 digits`);
-    } else if (id !== undefined && (typeof id !== 'number' || !isIntColumnId(id))) {
-      fail(item, undefined, `${source} id ${id} is not a whole number from 1 to ${maxIntColumn}`);
-    }
+  for (const [source, id] of Object.entries(item.ids) as [keyof ImportIds, unknown][]) {
+    const problem = id === undefined ? undefined : idProblem(source, id);
+    if (problem) fail(item, undefined, problem);
   }
+  if (item.year !== undefined && !(Number.isInteger(item.year) && item.year >= 1 && item.year <= 9999)) fail(item, undefined, `the year ${item.year} is not a whole number from 1 to 9999`);
   checkText(item, undefined, 'title', item.title, catalogLengths.title, fail);
   if (item.title.trim() === '') fail(item, undefined, 'the title is empty');
   if (item.overview != null) checkText(item, undefined, 'overview', item.overview, catalogLengths.overview, fail);
@@ -63,7 +70,28 @@ function checkItem(item: Item, fail: Fail): void {
   }
 }
 
+function checkEpisodeIds(ids: ImportEpisodeIds | undefined, refuse: (problem: string) => void): void {
+  for (const [source, id] of Object.entries(ids ?? {}) as [keyof ImportEpisodeIds, unknown][]) {
+    const problem = id === undefined ? undefined : idProblem(source, id);
+    if (problem) refuse(`episode ${problem}`);
+  }
+}
+
+/** An episode reference: its ids (at least one) and history; named by its label or ids. */
+function checkRef(fileName: string, ids: ImportEpisodeIds, label: string | undefined, history: ImportWatchEvent[], now: number): void {
+  const refuse = (problem: string): never => {
+    const name = label === undefined ? 'an episode reference' : `the episode reference ${quoted(shortenText(label, catalogLengths.title))}`;
+    throw new ImportFileError(fileName, `${name}: ${problem}`);
+  };
+  checkEpisodeIds(ids, refuse);
+  for (const entry of history) {
+    if (isHistoryTime(entry.at, now)) continue;
+    refuse(`a watch at ${Number.isNaN(entry.at.getTime()) ? 'an invalid time' : entry.at.toISOString()} is outside ${historyTimeRange.earliest} to a day from now`);
+  }
+}
+
 function checkEpisode(show: ImportShow, episode: ImportEpisode, now: number, fail: Fail): void {
+  checkEpisodeIds(episode.ids, (problem) => fail(show, episode, problem));
   if (!isIntColumnCount(episode.season)) fail(show, episode, `the season is not a whole number from 0 to ${maxIntColumn}`);
   if (!isIntColumnCount(episode.number)) fail(show, episode, `the episode number is not a whole number from 0 to ${maxIntColumn}`);
   if (episode.title != null) checkText(show, episode, 'title', episode.title, catalogLengths.title, fail);
@@ -84,20 +112,5 @@ function checkHistory(item: Item, episode: ImportEpisode | undefined, history: I
     if (isHistoryTime(entry.at, now)) continue;
     const when = Number.isNaN(entry.at.getTime()) ? 'an invalid time' : entry.at.toISOString();
     fail(item, episode, `a watch at ${when} is outside ${historyTimeRange.earliest} to a day from now`);
-  }
-}
-
-/** An episode known by its catalog ids only (TV Time's older files): its ids and its watches' times. */
-function checkEpisodeRef(fileName: string, ref: ImportEpisodeRef, now: number): void {
-  const name = `episode ${ref.ids.tvdb !== undefined ? `TheTVDB ${ref.ids.tvdb}` : ref.ids.tmdb !== undefined ? `TMDB ${ref.ids.tmdb}` : `IMDb ${ref.ids.imdb}`}`;
-  for (const source of ['tvdb', 'tmdb'] as const) {
-    const id = ref.ids[source];
-    if (id !== undefined && !isIntColumnId(id)) throw new ImportFileError(fileName, `${name}: ${source} id ${id} is not a whole number from 1 to ${maxIntColumn}`);
-  }
-  if (ref.label !== undefined) ref.label = shortenText(ref.label, catalogLengths.title);
-  for (const entry of ref.history) {
-    if (isHistoryTime(entry.at, now)) continue;
-    const when = Number.isNaN(entry.at.getTime()) ? 'an invalid time' : entry.at.toISOString();
-    throw new ImportFileError(fileName, `${name}: a watch at ${when} is outside ${historyTimeRange.earliest} to a day from now`);
   }
 }

@@ -20,6 +20,17 @@ const ExternalIdsRef = builder.objectRef<ExternalIds>('ExternalIds').implement({
     tmdb: t.int({ nullable: true, resolve: (ids) => ids.tmdb ?? null }),
     tvdb: t.int({ nullable: true, resolve: (ids) => ids.tvdb ?? null }),
     igdb: t.int({ nullable: true, resolve: (ids) => ids.igdb ?? null }),
+    imdb: t.string({ nullable: true, description: 'IMDb (`tt` + digits): shows and movies.', resolve: (ids) => ids.imdb ?? null }),
+    giantbomb: t.int({ nullable: true, description: 'Giant Bomb: games.', resolve: (ids) => ids.giantbomb ?? null }),
+  }),
+});
+
+const EpisodeIdsRef = builder.objectRef<NonNullable<ExportEpisode['ids']>>('EpisodeIds').implement({
+  description: "An episode's own ids at the catalogs; null where it has none.",
+  fields: (t) => ({
+    tvdb: t.int({ nullable: true, resolve: (ids) => ids.tvdb ?? null }),
+    tmdb: t.int({ nullable: true, resolve: (ids) => ids.tmdb ?? null }),
+    imdb: t.string({ nullable: true, resolve: (ids) => ids.imdb ?? null }),
   }),
 });
 
@@ -37,6 +48,7 @@ const ExportEpisodeRef = builder.objectRef<ExportEpisode>('ExportEpisode').imple
     number: t.exposeInt('number'),
     title: t.exposeString('title', { nullable: true }),
     airDate: t.expose('airDate', { type: 'LocalDate', nullable: true }),
+    ids: t.field({ type: EpisodeIdsRef, resolve: (episode) => episode.ids ?? {} }),
     watched: t.exposeBoolean('watched'),
     history: t.field({
       type: [WatchHistoryEntry],

@@ -4,7 +4,6 @@ import { availableImportSources } from '../import/import-sources.ts';
 import type { ImportCounts, ImportSkipped, ImportUnmatched } from '../services/import.ts';
 import { importUploads, type ImportSummary } from '../services/import-upload.ts';
 import { builder } from './builder.ts';
-import { MediaKind } from './catalog.ts';
 import { ErrorInterface } from './errors.ts';
 
 const ImportSourceEnum = builder.enumType('ImportSource', {
@@ -28,11 +27,16 @@ const ImportSkippedRef = builder.objectRef<ImportSkipped>('ImportSkipped').imple
   fields: (t) => ({ file: t.exposeString('file'), item: t.exposeString('item'), reason: t.exposeString('reason') }),
 });
 
+const ImportItemKind = builder.enumType('ImportItemKind', {
+  description: 'What an unmatched import item is: a show, movie or game, or an episode the file names by an episode id only.',
+  values: { SHOW: { value: 'show' }, MOVIE: { value: 'movie' }, GAME: { value: 'game' }, EPISODE: { value: 'episode' } } as const,
+});
+
 const ImportUnmatchedRef = builder.objectRef<ImportUnmatched>('ImportUnmatched').implement({
-  description: 'An item without a TMDB, TheTVDB or IGDB id: nothing was written for it.',
+  description: 'An item no catalog row was found or made for (no usable id, or ids no catalog knows): nothing was written for it.',
   fields: (t) => ({
     file: t.exposeString('file'),
-    kind: t.field({ type: MediaKind, resolve: (item) => item.kind }),
+    kind: t.field({ type: ImportItemKind, resolve: (item) => item.kind }),
     title: t.exposeString('title'),
   }),
 });
@@ -80,7 +84,7 @@ builder.mutationField('importLibrary', (t) =>
       const uploaded = await Promise.all(
         files.map(async (file, index) => ({ name: file.name || `file ${index + 1}`, bytes: new Uint8Array(await file.arrayBuffer()) })),
       );
-      return importUploads({ accountId: context.account.id, source, files: uploaded });
+      return importUploads({ accountId: context.account.id, source, files: uploaded, catalog: context.services.catalog });
     },
   }),
 );

@@ -8,11 +8,13 @@ import {
 import type { OfflineCatalogProvider } from '../catalog/offline-catalog.ts';
 import {
   hasMatchableId,
+  idSourcesByKind,
   sourcesByKind,
   titleMatchRank,
   type CatalogProvider,
   type CatalogRecord,
   type CatalogSource,
+  type IdQuery,
   type MediaKind,
   type RefreshItem,
 } from '../catalog/provider.ts';
@@ -61,6 +63,22 @@ export interface CatalogService {
    * move; a failing provider is logged and listed in `failures`, the others still answer.
    */
   refreshFollowed(props: RefreshFollowedProps): Promise<RefreshSummary>;
+  /**
+   * Asks the providers that can resolve ids (CatalogProvider.resolveId), in priority order, about
+   * each query, `concurrency` at a time, and stores every answer (with its episodes) in one go.
+   * A provider that fails is logged and counted; the next one is still asked. Never throws for
+   * a catalog's failure: what is not answered simply stays unknown.
+   */
+  resolveIds(queries: IdQuery[], concurrency: number): Promise<ResolveIdsSummary>;
+}
+
+/** What resolveIds did: ids asked about, answered by a catalog, and providers' failures. */
+export interface ResolveIdsSummary {
+  asked: number;
+  found: number;
+  /** Rows created or updated by storing the answers. */
+  changes: number;
+  failures: number;
 }
 
 export interface RefreshFollowedProps {
@@ -91,7 +109,7 @@ function byPriority(answers: CatalogRecord[][]): CatalogRecord[] {
     const claimedHere: string[] = [];
     for (const record of records) {
       if (!hasMatchableId(record)) continue;
-      const keys = sourcesByKind[record.kind].flatMap((source) => {
+      const keys = idSourcesByKind[record.kind].flatMap((source) => {
         const id = record.ids[source];
         return id === undefined ? [] : [`${record.kind}:${source}:${id}`];
       });
@@ -214,6 +232,47 @@ export function createCatalogService(unbounded: CatalogProvider[], logger: Warne
 
     async refreshAll() {
       return refreshItems(providers, await storedRefreshItems(), { listWhole: true, logger });
+    },
+
+    async resolveIds(queries, concurrency) {
+      const answering = providers.filter((provider) => provider.resolveId);
+      const records: CatalogRecord[] = [];
+      // Every id an answer carried: a show answered for one episode reference usually answers the
+      // show's other references too (the offline file and TheTVDB give every episode's id).
+      const covered = new Set<string>();
+      const cover = (record: CatalogRecord) => {
+        for (const [source, id] of Object.entries(record.ids)) covered.add(`${record.kind}:${source}:${id}`);
+        if (record.kind !== 'show') return;
+        for (const episode of record.episodes) for (const [source, id] of Object.entries(episode.ids ?? {})) covered.add(`episode:${source}:${id}`);
+      };
+      let [found, failures, next] = [0, 0, 0];
+      const worker = async () => {
+        while (next < queries.length) {
+          const query = queries[next++]!;
+          if (covered.has(`${query.kind}:${query.source}:${query.id}`)) {
+            found += 1;
+            continue;
+          }
+          for (const provider of answering) {
+            // undefined: the provider failed (logged by ask); null: it does not know the id.
+            const record = await ask(logger, provider, `resolve ${query.kind} ${query.source} ${query.id}`, () => provider.resolveId!(query));
+            if (record === undefined) failures += 1;
+            if (!record) continue;
+            records.push(record);
+            cover(record);
+            found += 1;
+            break;
+          }
+        }
+      };
+      if (answering.length > 0) await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, queries.length)) }, worker));
+      let changes = 0;
+      try {
+        changes = (await storeCatalogRecords(byPriority([records]))).changes;
+      } catch (error) {
+        logger.warn(`catalog: storing ${records.length} resolved record(s) failed: ${(error as Error).message}`);
+      }
+      return { asked: queries.length, found, changes, failures };
     },
 
     async refreshFollowed(props) {

@@ -1,7 +1,9 @@
+import { idColumn, idSourcesByKind } from '../catalog/provider.ts';
 import { fastReader } from '../db/client.ts';
 import { asBoolean, asIsoTimestamp } from '../db/fast-read.ts';
 import {
   compareExportItems,
+  presentEpisodeIds,
   presentIds,
   type ExportEpisode,
   type ExportShow,
@@ -66,7 +68,7 @@ function* batches<T>(items: Listed<T>[]): Generator<Listed<T>[]> {
 
 async function listShows(accountId: number): Promise<Listed<ExportShow>[]> {
   const rows = await fastReader().rows(
-    `SELECT s."id", s."tmdbId", s."tvdbId", s."title", s."poster", s."overview", li."followed", li."archived",
+    `SELECT s."id", s."tmdbId", s."tvdbId", s."imdbId", s."title", s."poster", s."overview", li."followed", li."archived",
        (SELECT COUNT(*) FROM "Episode" c WHERE c."showId" = s."id")
      FROM "Show" s LEFT JOIN "LibraryItem" li ON li."accountId" = ? AND li."showId" = s."id"
      WHERE s."id" IN (
@@ -75,11 +77,11 @@ async function listShows(accountId: number): Promise<Listed<ExportShow>[]> {
        UNION SELECT e."showId" FROM "WatchEvent" h JOIN "Episode" e ON e."id" = h."episodeId" WHERE h."accountId" = ?)`,
     [accountId, accountId, accountId, accountId],
   );
-  const listed = rows.map(([id, tmdb, tvdb, title, poster, overview, followed, archived, episodes]) => ({
+  const listed = rows.map(([id, tmdb, tvdb, imdb, title, poster, overview, followed, archived, episodes]) => ({
     databaseId: Number(id),
     weight: Number(episodes),
     entry: {
-      ids: presentIds('show', { tmdb, tvdb }), title: String(title), poster: poster as string | null, overview: overview as string | null,
+      ids: presentIds('show', { tmdb, tvdb, imdb }), title: String(title), poster: poster as string | null, overview: overview as string | null,
       followed: asBoolean(followed), archived: asBoolean(archived), episodes: [] as ExportEpisode[],
     },
   }));
@@ -92,7 +94,7 @@ async function fillEpisodes(accountId: number, batch: Listed<ExportShow>[]): Pro
   const reader = fastReader();
   const showIds = padded(batch.map((show) => show.databaseId));
   const episodeRows = await reader.rows(
-    `SELECT "id", "showId", "season", "number", "title", "airDate" FROM "Episode"
+    `SELECT "id", "showId", "season", "number", "title", "airDate", "tvdbId", "tmdbId", "imdbId" FROM "Episode"
      WHERE "showId" IN ${placeholders} ORDER BY "showId", "season", "number"`,
     showIds,
   );
@@ -113,10 +115,12 @@ async function fillEpisodes(accountId: number, batch: Listed<ExportShow>[]): Pro
   const watched = new Map(stateRows.map(([episodeId, state]) => [Number(episodeId), asBoolean(state)]));
   const history = groupHistory(historyRows);
   const byShow = new Map(batch.map((show) => [show.databaseId, show.entry]));
-  for (const [id, showId, season, number, title, airDate] of episodeRows) {
+  for (const [id, showId, season, number, title, airDate, tvdb, tmdb, imdb] of episodeRows) {
     const episodeId = Number(id);
+    const ids = presentEpisodeIds({ tvdb, tmdb, imdb });
     byShow.get(Number(showId))!.episodes.push({
       season: Number(season), number: Number(number), title: title as string | null, airDate: airDate as string | null,
+      ...(ids ? { ids } : {}),
       watched: watched.get(episodeId) ?? false, history: history.get(episodeId) ?? [],
     });
   }
@@ -142,16 +146,17 @@ export async function* readExportShows(accountId: number, page?: ExportPage): As
 }
 
 const titleTables = {
-  movie: { table: 'Movie', source: 'tmdb', idColumn: 'tmdbId', column: 'movieId' },
-  game: { table: 'Game', source: 'igdb', idColumn: 'igdbId', column: 'gameId' },
+  movie: { table: 'Movie', column: 'movieId' },
+  game: { table: 'Game', column: 'gameId' },
 } as const;
 
 /** The account's movies or games in export order (or the `page` of them), a batch at a time, each with its history. */
 export async function* readExportTitles(accountId: number, kind: 'movie' | 'game', page?: ExportPage): AsyncGenerator<ExportTitle[]> {
-  const { table, source, idColumn, column } = titleTables[kind];
+  const { table, column } = titleTables[kind];
+  const sources = idSourcesByKind[kind];
   const reader = fastReader();
   const rows = await reader.rows(
-    `SELECT t."id", t."${idColumn}", t."title", t."poster", t."overview", t."releaseDate", li."followed", ws."watched"
+    `SELECT t."id", ${sources.map((source) => `t."${idColumn[source]}"`).join(', ')}, t."title", t."poster", t."overview", t."releaseDate", li."followed", ws."watched"
      FROM "${table}" t
      LEFT JOIN "LibraryItem" li ON li."accountId" = ? AND li."${column}" = t."id"
      LEFT JOIN "WatchState" ws ON ws."accountId" = ? AND ws."${column}" = t."id"
@@ -163,15 +168,16 @@ export async function* readExportTitles(accountId: number, kind: 'movie' | 'game
   );
   const compare = compareExportItems(kind);
   const listed: Listed<ExportTitle>[] = rows
-    .map(([id, externalId, title, poster, overview, releaseDate, followed, watched]) => ({
-      databaseId: Number(id),
-      weight: 1,
-      entry: {
-        ids: presentIds(kind, { [source]: externalId }), title: String(title), poster: poster as string | null,
+    .map(([id, ...values]) => {
+      const [title, poster, overview, releaseDate, followed, watched] = values.slice(sources.length);
+      const ids = presentIds(kind, Object.fromEntries(sources.map((source, index) => [source, values[index]])));
+      const entry: ExportTitle = {
+        ids, title: String(title), poster: poster as string | null,
         overview: overview as string | null, releaseDate: releaseDate as string | null,
         followed: asBoolean(followed), watched: asBoolean(watched), history: [] as ExportWatchEvent[],
-      },
-    }))
+      };
+      return { databaseId: Number(id), weight: 1, entry };
+    })
     .sort((a, b) => compare(a.entry, b.entry) || a.databaseId - b.databaseId);
   for (const batch of batches(pageOf(listed, page))) {
     const historyRows = await reader.rows(

@@ -1,13 +1,20 @@
-import { sourcesByKind, type CatalogSource, type MediaKind } from '../catalog/provider.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
-import type { ImportShow, ImportTitle } from '../import/import-document.ts';
+import { episodeIdSources, idColumn, idSourcesByKind, sourcesByKind, type ItemIdSource, type MediaKind } from '../catalog/provider.ts';
+import { Prisma } from '../generated/prisma/client.ts';
+import type { ImportEpisodeIds, ImportEpisodeRef, ImportShow, ImportTitle } from '../import/import-document.ts';
 import { insertRowsReturning, selectIn } from './bulk-sql.ts';
+import { chunks, prismaListValues } from '../db/limits.ts';
 
 /**
  * The catalog side of an import, inside the import's transaction: finds the catalog row of every
- * item by ANY shared external id (the catalog store's rule, src/catalog/catalog-store.ts), and
- * creates rows from the file's ids and titles for items no catalog knows yet, so they are kept and
- * refreshed later. Unlike storeCatalogRecords it never overwrites what is stored: a file's title
+ * item by ANY shared external id (the catalog store's rule, src/catalog/catalog-store.ts: tmdb,
+ * tvdb, imdb for shows and movies; igdb, giantbomb for games), and creates rows from the file's ids
+ * and titles for items no catalog knows yet, so they are kept and refreshed later. A row is only
+ * created for an item with an id a refresh can ask a catalog about (sourcesByKind: tmdb/tvdb for
+ * shows, tmdb for movies, igdb for games); one known only by imdb, a movie's tvdb or giantbomb is
+ * found among stored rows (the pre-pass, import-prepass.ts, asked the catalogs for it before the
+ * transaction) or left unmatched. Movies and games with no id at all but a title and a year are
+ * matched by that exact title (trimmed, case-insensitive) and release year when exactly one
+ * stored row has them, never created. Unlike storeCatalogRecords it never overwrites what is stored: a file's title
  * or a missing poster must not replace a catalog's data. It only adds what is missing: rows, ids
  * a matched row lacks (when no other row has them) and episodes by (show, season, number).
  */
@@ -15,7 +22,6 @@ import { insertRowsReturning, selectIn } from './bulk-sql.ts';
 type Tx = Prisma.TransactionClient;
 type Row = { id: number } & Record<string, unknown>;
 
-const idColumn = { tmdb: 'tmdbId', tvdb: 'tvdbId', igdb: 'igdbId' } as const satisfies Record<CatalogSource, string>;
 const tableName = { show: 'Show', movie: 'Movie', game: 'Game' } as const satisfies Record<MediaKind, string>;
 
 /** The item tables share the id columns; Prisma's per-model delegates cannot be unioned directly. */
@@ -35,7 +41,8 @@ export interface Resolved {
 
 /** Finds or creates the catalog rows of `items` (all of one kind); new rows are stamped `now`, the import's time. */
 export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow | ImportTitle)[], now: Date): Promise<Resolved> {
-  const sources = sourcesByKind[kind];
+  const sources = idSourcesByKind[kind];
+  const creatable = sourcesByKind[kind];
   const rows = table(tx, kind);
   const owner = new Map<string, Row>(); // `source:id` → row (stored, or planned when id < 0)
   const columns = ['id', ...sources.map((source) => idColumn[source])];
@@ -52,6 +59,7 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
     const usable = sources.filter((source) => item.ids[source] !== undefined);
     if (usable.length === 0) return undefined;
     let row = usable.map((source) => owner.get(`${source}:${item.ids[source]}`)).find((found) => found !== undefined);
+    if (!row && !creatable.some((source) => item.ids[source] !== undefined)) return undefined;
     if (!row) {
       row = { id: -(planned.length + 1) };
       planned.push({ row, item });
@@ -59,6 +67,7 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
     for (const source of usable) {
       const key = `${source}:${item.ids[source]}`;
       if (owner.has(key) || row[idColumn[source]] != null) continue; // owned elsewhere, or would replace an id
+      // A created row keeps every id of the file; a stored row gains the ones it lacks.
       row[idColumn[source]] = item.ids[source];
       owner.set(key, row);
       if (row.id > 0) gained.add(row);
@@ -81,16 +90,57 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
     await rows.update({ where: { id: row.id }, data: idsOf(row, sources) });
     changes += 1;
   }
-  return { ids: matched.map((row) => row?.id), changes };
+  const ids = matched.map((row) => row?.id);
+  if (kind !== 'show') await matchByTitleAndYear(tx, kind, items, ids);
+  return { ids, changes };
+}
+
+/** Title as matched: trimmed, lower case. */
+const titleKey = (title: string) => title.trim().toLocaleLowerCase();
+
+/**
+ * Fills in `ids` (undefined entries only) of the movies or games that have no id at all but a
+ * title and a year (Letterboxd films, Grouvee games without ids): the one stored row with the same
+ * title (trimmed, case-insensitive) and a release date in that year. Two rows with that title and
+ * year (a game and its remake, two platforms' entries) match neither: a wrong merge is worse than
+ * a reported item. The rows are read by `lower(trim(title))` or the exact trimmed title (SQLite's
+ * lower() folds ASCII letters only) and compared again here with full case folding.
+ */
+async function matchByTitleAndYear(tx: Tx, kind: 'movie' | 'game', items: (ImportShow | ImportTitle)[], ids: (number | undefined)[]): Promise<void> {
+  const sources = idSourcesByKind[kind];
+  const wanted = items.flatMap((item, index) => {
+    const { year } = item;
+    const idless = sources.every((source) => item.ids[source] === undefined);
+    return ids[index] === undefined && idless && year !== undefined && item.title.trim() !== '' ? [{ index, year, key: titleKey(item.title) }] : [];
+  });
+  if (wanted.length === 0) return;
+  const candidates = new Map<string, number[]>(); // `title|year` → stored row ids
+  const texts = [...new Set(wanted.flatMap(({ index, key }) => [key, items[index]!.title.trim()]))];
+  for (const part of chunks(texts, prismaListValues / 2)) {
+    const rows = await tx.$queryRaw<{ id: number; title: string; releaseDate: string | null }[]>`
+      SELECT "id", "title", "releaseDate" FROM ${Prisma.raw(`"${kind === 'movie' ? 'Movie' : 'Game'}"`)}
+      WHERE lower(trim("title")) IN (${Prisma.join(part)}) OR trim("title") IN (${Prisma.join(part)})`;
+    for (const row of rows) {
+      const year = row.releaseDate === null ? NaN : Number(row.releaseDate.slice(0, 4));
+      const key = `${titleKey(row.title)}|${year}`;
+      const same = candidates.get(key) ?? [];
+      if (!same.includes(Number(row.id))) same.push(Number(row.id));
+      candidates.set(key, same);
+    }
+  }
+  for (const { index, year, key } of wanted) {
+    const found = candidates.get(`${key}|${year}`);
+    if (found?.length === 1) ids[index] = found[0];
+  }
 }
 
 /** `source:id` of the row's first external id (planned rows always have one). */
-function firstIdKey(row: Row, sources: readonly CatalogSource[]): string {
+function firstIdKey(row: Row, sources: readonly ItemIdSource[]): string {
   const source = sources.find((candidate) => row[idColumn[candidate]] != null)!;
   return `${source}:${row[idColumn[source]]}`;
 }
 
-function idsOf(row: Row, sources: readonly CatalogSource[]): Record<string, unknown> {
+function idsOf(row: Row, sources: readonly ItemIdSource[]): Record<string, unknown> {
   return Object.fromEntries(sources.flatMap((source) => (row[idColumn[source]] == null ? [] : [[idColumn[source], row[idColumn[source]]]])));
 }
 
@@ -106,35 +156,138 @@ export interface WantedEpisode {
   number: number;
   title: string | null;
   airDate: string | null;
+  /** The episode's own ids from the file: stored where the row has none (never replacing one). */
+  ids?: ImportEpisodeIds;
 }
 
-type EpisodeRow = { id: number; showId: number; season: number; number: number };
+type EpisodeRow = { id: number; showId: number; season: number; number: number; tvdbId: number | null; tmdbId: number | null; imdbId: string | null };
+
+const episodeColumns = ['id', 'showId', 'season', 'number', 'tvdbId', 'tmdbId', 'imdbId'] as const;
 
 export const episodeKey = (showId: number, season: number, number: number): string => `${showId}:${season}:${number}`;
 
 /**
  * Database ids of `wanted` episodes by episodeKey, creating the ones the catalog lacks (with the
- * file's title and air date). A few queries per batch of shows, never one per episode.
+ * file's title, air date and ids). Episode ids the file gives are added to rows that lack them,
+ * unless another episode has them (they are unique; the catalog's answer is kept). A few queries
+ * per batch of shows, never one per episode; one UPDATE per episode that gains ids.
  */
 export async function resolveEpisodes(tx: Tx, wanted: WantedEpisode[], now: Date): Promise<{ ids: Map<string, number>; changes: number }> {
   const ids = new Map<string, number>();
-  const read = async (showIds: number[]) => {
-    for (const row of await selectIn<EpisodeRow>(tx, 'Episode', ['id', 'showId', 'season', 'number'], 'showId', showIds)) {
-      ids.set(episodeKey(row.showId, row.season, row.number), row.id);
+  const rows = new Map<string, EpisodeRow>();
+  for (const row of await selectIn<EpisodeRow>(tx, 'Episode', episodeColumns, 'showId', [...new Set(wanted.map((episode) => episode.showId))])) {
+    const key = episodeKey(row.showId, row.season, row.number);
+    ids.set(key, row.id);
+    rows.set(key, row);
+  }
+  const owned = await episodeIdOwners(tx, wanted.flatMap((episode) => (episode.ids ? [episode.ids] : [])));
+  /** The ids of `episode` no episode has yet, claimed for it. */
+  const claim = (episode: WantedEpisode, has: (source: keyof ImportEpisodeIds) => boolean): Record<string, unknown> => {
+    const gained: Record<string, unknown> = {};
+    for (const source of episodeIdSources) {
+      const id = episode.ids?.[source];
+      if (id === undefined || has(source) || owned.has(`${source}:${id}`)) continue;
+      gained[idColumn[source]] = id;
+      owned.set(`${source}:${id}`, -1);
     }
+    return gained;
   };
-  await read([...new Set(wanted.map((episode) => episode.showId))]);
-  const missing = new Map<string, WantedEpisode>();
+  const gainedIds: { id: number; ids: Record<string, unknown> }[] = [];
+  const missing = new Map<string, { episode: WantedEpisode; ids: Record<string, unknown> }>();
   for (const episode of wanted) {
     const key = episodeKey(episode.showId, episode.season, episode.number);
-    if (!ids.has(key) && !missing.has(key)) missing.set(key, episode);
+    const row = rows.get(key);
+    if (row) {
+      if (!episode.ids) continue;
+      const gained = claim(episode, (source) => row[idColumn[source]] != null);
+      if (Object.keys(gained).length === 0) continue;
+      Object.assign(row, gained);
+      gainedIds.push({ id: row.id, ids: gained });
+    } else {
+      const planned = missing.get(key);
+      if (planned) Object.assign(planned.ids, claim(episode, (source) => planned.ids[idColumn[source]] != null));
+      else missing.set(key, { episode, ids: claim(episode, () => false) });
+    }
   }
-  if (missing.size === 0) return { ids, changes: 0 };
+  let changes = await updateEpisodeIds(tx, gainedIds, now);
+  if (missing.size === 0) return { ids, changes };
   // A big import creates tens of thousands of episodes: multi-row INSERTs that return the new ids
   // (createManyAndReturn costs ~0.5 ms a row).
-  const rows = [...missing.values()].map((episode) => [episode.showId, episode.season, episode.number, episode.title, episode.airDate, now, now]);
-  const created = await insertRowsReturning<EpisodeRow>(tx, 'Episode', ['showId', 'season', 'number', 'title', 'airDate', 'createdAt', 'updatedAt'], rows, ['id', 'showId', 'season', 'number']);
+  const values = [...missing.values()].map(({ episode, ids: gained }) => [
+    episode.showId, episode.season, episode.number, episode.title, episode.airDate,
+    gained.tvdbId ?? null, gained.tmdbId ?? null, gained.imdbId ?? null, now, now,
+  ]);
+  const columns = ['showId', 'season', 'number', 'title', 'airDate', 'tvdbId', 'tmdbId', 'imdbId', 'createdAt', 'updatedAt'];
+  const created = await insertRowsReturning<EpisodeRow>(tx, 'Episode', columns, values, ['id', 'showId', 'season', 'number']);
   for (const row of created) ids.set(episodeKey(row.showId, row.season, row.number), row.id);
-  const changes = created.length;
-  return { ids, changes };
+  return { ids, changes: changes + created.length };
+}
+
+/** Rows per UPDATE of episode ids: 7 parameters a row, inside SQLite's 999. */
+const idUpdateRows = 100;
+
+/**
+ * Sets the gained ids (columns tvdbId, tmdbId, imdbId) of stored episodes, `idUpdateRows` rows a
+ * statement (`CASE "id" WHEN … THEN …`): a TV Time export gives every episode's id, and one
+ * UPDATE per episode was one statement per row of the file. A column an episode gains nothing
+ * for keeps its value (ELSE). Values are cast so PostgreSQL does not read them as text.
+ */
+async function updateEpisodeIds(tx: Tx, updates: { id: number; ids: Record<string, unknown> }[], now: Date): Promise<number> {
+  const columns = [
+    { name: 'tvdbId', type: 'INTEGER' },
+    { name: 'tmdbId', type: 'INTEGER' },
+    { name: 'imdbId', type: 'TEXT' },
+  ];
+  for (let start = 0; start < updates.length; start += idUpdateRows) {
+    const part = updates.slice(start, start + idUpdateRows);
+    const sets = columns.flatMap(({ name, type }) => {
+      const rows = part.filter((update) => update.ids[name] !== undefined);
+      if (rows.length === 0) return [];
+      const cases = rows.map((update) => Prisma.sql`WHEN ${update.id} THEN CAST(${update.ids[name]} AS ${Prisma.raw(type)})`);
+      return [Prisma.sql`${Prisma.raw(`"${name}"`)} = CASE "id" ${Prisma.join(cases, ' ')} ELSE ${Prisma.raw(`"${name}"`)} END`];
+    });
+    await tx.$executeRaw`UPDATE "Episode" SET ${Prisma.join(sets, ', ')}, "updatedAt" = ${now} WHERE "id" IN (${Prisma.join(part.map((update) => update.id))})`;
+  }
+  return updates.length;
+}
+
+/** `source:id` → the stored episode that has it, for every id in `wanted`. */
+async function episodeIdOwners(tx: Tx, wanted: ImportEpisodeIds[]): Promise<Map<string, number>> {
+  const owners = new Map<string, number>();
+  for (const source of episodeIdSources) {
+    const values = [...new Set(wanted.flatMap((ids) => ids[source] ?? []))];
+    if (values.length === 0) continue;
+    for (const row of await selectIn<Record<string, unknown> & { id: number }>(tx, 'Episode', ['id', idColumn[source]], idColumn[source], values)) {
+      owners.set(`${source}:${row[idColumn[source]]}`, row.id);
+    }
+  }
+  return owners;
+}
+
+/** A reference resolved to a stored episode. */
+export interface ResolvedRef {
+  episodeId: number;
+  showId: number;
+}
+
+/**
+ * The stored episode of each reference (undefined: none has any of its ids), by Episode.tvdbId,
+ * tmdbId, imdbId in that order. The pre-pass (import-prepass.ts) stored what the catalogs knew of
+ * them before the transaction began.
+ */
+export async function resolveEpisodeRefs(tx: Tx, refs: ImportEpisodeRef[]): Promise<(ResolvedRef | undefined)[]> {
+  const owners = new Map<string, ResolvedRef>();
+  for (const source of episodeIdSources) {
+    const values = [...new Set(refs.flatMap((ref) => ref.ids[source] ?? []))];
+    if (values.length === 0) continue;
+    const rows = await selectIn<Record<string, unknown> & { id: number; showId: number }>(tx, 'Episode', ['id', 'showId', idColumn[source]], idColumn[source], values);
+    for (const row of rows) owners.set(`${source}:${row[idColumn[source]]}`, { episodeId: row.id, showId: row.showId });
+  }
+  return refs.map((ref) => {
+    for (const source of episodeIdSources) {
+      const found = ref.ids[source] === undefined ? undefined : owners.get(`${source}:${ref.ids[source]}`);
+      if (found) return found;
+    }
+    return undefined;
+  });
 }

@@ -2,7 +2,10 @@ import { ArchiveBudget, defaultArchiveLimits, expandUpload, type ArchiveLimits, 
 import type { ImportDocument, ImportSource } from '../import/import-document.ts';
 import { importParsers } from '../import/import-sources.ts';
 import { NotFoundError } from '../errors.ts';
+import type { IdQuery } from '../catalog/provider.ts';
+import type { CatalogService } from './catalog.ts';
 import { applyImportDocuments, type ImportCounts, type ImportSkipped, type ImportUnmatched } from './import.ts';
+import { collectIdQueries, resolveUnknownIds } from './import-prepass.ts';
 
 /** What an import request answers (besides `ok`). */
 export interface ImportSummary {
@@ -18,6 +21,12 @@ export interface ImportUploadsProps {
   files: UploadedFile[];
   /** Bounds on the zips' contents (defaults: defaultArchiveLimits). */
   limits?: ArchiveLimits;
+  /**
+   * The catalogs, asked before the transaction about ids the database does not know yet (episode
+   * references, imdb-only or Giant Bomb-only items: import-prepass.ts); without it those are
+   * matched against stored rows only.
+   */
+  catalog?: CatalogService;
 }
 
 /**
@@ -38,6 +47,9 @@ export interface ImportUploadsProps {
  * only, and not for the last file, whose document from the first pass is kept and applied as is
  * (so a single-file upload is parsed once).
  *
+ * Between the passes, the catalogs are asked about ids no stored row has (import-prepass.ts),
+ * outside any transaction; their answers are stored, so the transaction finds them.
+ *
  * `imported` counts distinct shows, episodes, movies and games across the files and the history
  * entries added (0 when the same files are imported again).
  */
@@ -54,6 +66,7 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
 
   // The documents to apply, each parsed right before it is applied (see above).
   let documents: () => Iterable<ImportDocument>;
+  const queries = new Map<string, IdQuery>(); // ids for the catalog pre-pass, from the first pass
   const parseFile = parser.parseFile;
   if (parseFile) {
     let count = 0;
@@ -61,6 +74,7 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
     for (const file of files(unread)) {
       last = undefined; // released before the next file is parsed
       last = parseFile(file.bytes, file.name);
+      if (props.catalog) collectIdQueries(last, queries);
       count += 1;
     }
     documents = function* reparsed(): Generator<ImportDocument> {
@@ -79,6 +93,7 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
     // TV Time's files make documents together (names in one file, watches in another): parsed
     // once, and again only should the transaction run again.
     let parsed: ImportDocument[] | undefined = parser.parse(files(unread));
+    if (props.catalog) for (const document of parsed) collectIdQueries(document, queries);
     documents = () => {
       const list = parsed ?? parser.parse(files([]));
       parsed = undefined;
@@ -86,6 +101,7 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
     };
   }
 
+  if (props.catalog) await resolveUnknownIds(props.catalog, queries);
   const result = await applyImportDocuments({ accountId: props.accountId, documents });
   return { imported: result.imported, skipped: [...unread, ...result.skipped], unmatched: result.unmatched };
 }

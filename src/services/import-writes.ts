@@ -117,7 +117,7 @@ export async function applyWatchData(
   });
   for (const [kind, items] of kinds as Map<WatchKind, Map<number, WatchTarget>>) {
     const key = itemColumn[kind];
-    const events: unknown[][] = []; // item, watched, at (the account, kind and source are shared)
+    const events: unknown[][] = []; // item, watched, at, estimated (the account, kind and source are shared)
     const states: unknown[][] = []; // item, watched, changedAt
     const updates = new Map<string, { data: { watched: boolean; changedAt: Date }; ids: number[] }>();
     const ids = [...items.keys()].filter((id) => items.get(id)!.history.length > 0 || items.get(id)!.watched !== undefined);
@@ -135,7 +135,8 @@ export async function applyWatchData(
         if (!state) {
           if (!watched) continue; // never watched: unwatching changes nothing
           states.push([id, watched, last?.at ?? now]);
-          if (!last) events.push([id, watched, now]);
+          // The file gave no time: the import's own is recorded, marked as estimated.
+          if (!last) events.push([id, watched, now, true]);
         } else if (state.watched !== watched && last !== undefined && last.at > state.changedAt) {
           const group = `${watched}:${last.at.getTime()}`;
           const entry = updates.get(group) ?? { data: { watched, changedAt: last.at }, ids: [] as number[] };
@@ -152,7 +153,7 @@ export async function applyWatchData(
       if (at < first) first = at;
       if (at > last) last = at;
     }
-    history += await insertRows(tx, 'WatchEvent', [key, 'watched', 'at'], events, {
+    history += await insertRows(tx, 'WatchEvent', [key, 'watched', 'at', 'estimated'], events, {
       shared: { accountId, kind, source },
       skipExisting: ['accountId', key, 'watched', 'at'],
       // Only entries at the file's times can be duplicates: the (accountId, at) index range.
@@ -187,7 +188,7 @@ function pushDistinctEntries(events: unknown[][], id: number, history: ImportWat
       seen = 0;
     }
     const bit = entry.watched ? 1 : 2;
-    if ((seen & bit) === 0) events.push([id, entry.watched, entry.at]);
+    if ((seen & bit) === 0) events.push([id, entry.watched, entry.at, entry.estimated ?? false]);
     seen |= bit;
   }
 }

@@ -4,8 +4,8 @@ import { retryOnUniqueViolation } from './prisma-errors.ts';
 import { yieldToEventLoop } from '../event-loop.ts';
 import { transactionTimes } from '../limits.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { ImportDocument } from '../import/import-document.ts';
-import { episodeKey, resolveEpisodes, resolveItems, type WantedEpisode } from './import-catalog.ts';
+import type { ImportDocument, ImportEpisodeRef } from '../import/import-document.ts';
+import { episodeKey, resolveEpisodeRefs, resolveEpisodes, resolveItems, type WantedEpisode } from './import-catalog.ts';
 import { applyFollowStates, applyWatchData, type FollowTarget, type WatchTarget } from './import-writes.ts';
 import { watchedThroughTargets } from './import-watched-through.ts';
 
@@ -13,8 +13,13 @@ import { watchedThroughTargets } from './import-watched-through.ts';
  * Writes the ImportDocuments of one request into an account, in one transaction, with the merge rules of
  * decisions.md ("Import and export"): never delete, never duplicate, explicit states kept.
  *
- * 1. Catalog: every item is found by any shared external id, or created from the file's ids and
- *    title (import-catalog.ts); items without a tmdb/tvdb/igdb id are `unmatched`.
+ * 1. Catalog: every item is found by any shared external id (tmdb, tvdb, imdb, igdb, giantbomb), or
+ *    created from the file's ids and title when it has a tmdb/tvdb (shows) / tmdb (movies) / igdb
+ *    (games) id; movies and games with no id are matched by exact title and year when exactly
+ *    one stored row has them (import-catalog.ts); the rest are `unmatched`. Episode references
+ *    (episodes known by an episode id only) resolve to the stored episode with that id; their
+ *    show counts as recorded by the file (becomes followed unless a stated flag says otherwise).
+ *    Unresolved references are `unmatched`, one entry each, never a show made up for them.
  * 2. Library: every show, movie and game the file records anything for becomes followed, unless
  *    the account set its follow or archive state itself (followExplicit/archiveExplicit: then both
  *    stay). A file that states a
@@ -53,10 +58,13 @@ export interface ImportSkipped {
   reason: string;
 }
 
-/** An item with no usable external id: nothing was written for it. */
+/**
+ * An item no catalog row could be found or made for: nothing was written for it. One entry per
+ * item of the file; an episode reference (kind `episode`) is named by its label and ids.
+ */
 export interface ImportUnmatched {
   file: string;
-  kind: MediaKind;
+  kind: MediaKind | 'episode';
   title: string;
 }
 
@@ -122,7 +130,7 @@ async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
   const transaction = async (tx: Tx) => {
     for (const document of props.documents()) {
       result.skipped.push(...document.skipped.map((skip) => ({ file: document.fileName, ...skip })));
-      if (document.shows.length === 0 && document.titles.length === 0) continue;
+      if (document.shows.length === 0 && document.titles.length === 0 && (document.episodeRefs ?? []).length === 0) continue;
       if (!locked) {
         // Imports into one account take turns (a row lock on PostgreSQL; SQLite writes one at a
         // time anyway): two uploads of the same file at once must not both find its history new.
@@ -185,7 +193,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
     for (const [showId, shows] of slice) {
       for (const show of shows) {
         follows.push({ kind: 'show', id: showId, followed: show.followed, archived: show.archived });
-        for (const { season, number, title, airDate } of show.episodes) wanted.push({ showId, season, number, title: title ?? null, airDate: airDate ?? null });
+        for (const { season, number, title, airDate, ids } of show.episodes) wanted.push({ showId, season, number, title: title ?? null, airDate: airDate ?? null, ids });
       }
     }
     const episodes = await resolveEpisodes(tx, wanted, now);
@@ -200,6 +208,23 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
         }
       }
     }
+    await applySlice(follows, watches);
+  }
+
+  // After the document's shows: a show the file also lists with a stated follow flag has it set
+  // (and explicit) by then, so a reference's "becomes followed" does not undo it.
+  const refs = document.episodeRefs ?? [];
+  for (let start = 0; start < refs.length; start += sliceWeight) {
+    const slice = refs.slice(start, start + sliceWeight);
+    const resolved = await resolveEpisodeRefs(tx, slice);
+    const follows: FollowTarget[] = [];
+    const watches: WatchTarget[] = [];
+    slice.forEach((ref, index) => {
+      const found = resolved[index];
+      if (!found) return void result.unmatched.push({ file, kind: 'episode', title: refName(ref) });
+      follows.push({ kind: 'show', id: found.showId });
+      watches.push({ kind: 'episode', id: found.episodeId, history: ref.history, watched: ref.watched });
+    });
     await applySlice(follows, watches);
   }
 
@@ -220,6 +245,13 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
       await applySlice(follows, watches);
     }
   }
+}
+
+/** How the report names an unresolved reference: the file's label (if any) and the ids it gave. */
+function refName(ref: ImportEpisodeRef): string {
+  const ids = (['tvdb', 'tmdb', 'imdb'] as const).flatMap((source) => (ref.ids[source] === undefined ? [] : [`${source} ${ref.ids[source]}`]));
+  const named = `episode ${ids.join(', ') || 'without ids'}`;
+  return ref.label ? `${ref.label} (${named})` : named;
 }
 
 /**

@@ -237,3 +237,42 @@ describe('storeCatalogRecords', () => {
     expect(await db().episode.count({ where: { show: { tmdbId: { gte: base } } } })).toBe(500 * 50);
   });
 });
+
+describe('storeCatalogRecords with the ids export files carry', () => {
+  it('matches by imdb, tvdb (movies) and giantbomb, keeps them on new rows, and stores episode ids without moving one', async () => {
+    const [tmdb, tvdb, other] = [freshId(), freshId(), freshId()];
+    const imdb = `tt${freshId()}`;
+    const first = await storeCatalogRecords([
+      show({ tmdb, imdb }, [{ ...episode(1, 1, '2020-01-01'), ids: { tvdb: tvdb, imdb: `tt${tvdb}` } }, episode(1, 2, null)]),
+      { kind: 'movie', ids: { tmdb: other, tvdb: other, imdb: `tt${other}` }, title: 'Film', poster: null, overview: null, releaseDate: null },
+      { kind: 'game', ids: { igdb: other, giantbomb: other }, title: 'Game', poster: null, overview: null, releaseDate: null },
+    ]);
+    const [showRow, movieRow, gameRow] = first.items;
+    expect(showRow!.ids).toEqual({ tmdb, imdb });
+    expect((await db().movie.findUniqueOrThrow({ where: { id: movieRow!.databaseId } })).imdbId).toBe(`tt${other}`);
+    expect((await db().game.findUniqueOrThrow({ where: { id: gameRow!.databaseId } })).giantbombId).toBe(other);
+
+    // Another catalog's record of the same show, known here by its imdb id only: same row, gains tvdb.
+    const showTvdb = freshId();
+    const second = await storeCatalogRecords([
+      show({ tvdb: showTvdb, imdb }, [
+        { ...episode(1, 1, '2020-01-01'), ids: { tvdb: freshId(), tmdb: tvdb } }, // a different tvdb id: the stored one stays
+        { ...episode(1, 2, null), ids: { tvdb } }, // episode 1's id: not moved to episode 2
+      ], 'Another title'),
+      { kind: 'movie', ids: { tmdb: freshId(), tvdb: other }, title: 'Film', poster: null, overview: null, releaseDate: null },
+    ]);
+    expect(second.items[0]!.databaseId).toBe(showRow!.databaseId);
+    expect(second.items[0]!.ids).toEqual({ tmdb, tvdb: showTvdb, imdb });
+    expect(second.items[1]!.databaseId).toBe(movieRow!.databaseId);
+    const episodes = await episodesOf(showRow!.databaseId);
+    expect(episodes.map((row) => [row.number, row.tvdbId, row.tmdbId, row.imdbId])).toEqual([
+      [1, tvdb, tvdb, `tt${tvdb}`],
+      [2, null, null, null],
+    ]);
+    // Storing the same again writes nothing.
+    const version = await catalogVersion();
+    const again = await storeCatalogRecords([show({ tmdb, tvdb: showTvdb, imdb }, [{ ...episode(1, 1, '2020-01-01'), ids: { tvdb, tmdb: tvdb, imdb: `tt${tvdb}` } }, episode(1, 2, null)], 'Another title')]);
+    expect(again.changes).toBe(0);
+    expect(await catalogVersion()).toBe(version);
+  });
+});

@@ -6,7 +6,7 @@ import { igdbFixture, type IgdbGame } from './support/igdb-fixture.ts';
 
 const clientId = 'fixture-client-id';
 const clientSecret = 'fixture-client-secret-42';
-const quest: IgdbGame = { id: 990002, name: 'Fixture Quest', summary: 'A quest.', first_release_date: 1726185600, cover: { id: 4400001, image_id: 'co9fx1' } };
+const quest: IgdbGame = { id: 990002, name: 'Fixture Quest', summary: 'A quest.', first_release_date: 1726185600, cover: { id: 4400001, image_id: 'co9fx1' }, giantbombId: 36765 };
 const bare: IgdbGame = { id: 287348, name: 'Bare "Game"' };
 const many: IgdbGame[] = Array.from({ length: 1001 }, (_, index) => ({ id: 100_000 + index, name: `Bulk ${index}` }));
 
@@ -39,6 +39,15 @@ describe('IGDB provider', () => {
     expect(first!.body).toBe('fields name,summary,first_release_date,cover.image_id; where id = 990002; limit 1;');
     expect(first!.headers['client-id']).toBe(clientId);
     expect(first!.headers.authorization).toBe('Bearer igdb-token-1');
+  });
+
+  it("resolves a Giant Bomb id through IGDB's external games (source 3)", async () => {
+    const { provider, server } = await setup();
+    expect(await provider.resolveId!({ kind: 'game', source: 'giantbomb', id: 36765 })).toMatchObject({ kind: 'game', ids: { igdb: 990002, giantbomb: 36765 }, title: 'Fixture Quest' });
+    expect(server.seen('/external_games')[0]!.body).toBe('fields game,uid; where external_game_source = 3 & uid = "36765"; limit 1;');
+    expect(await provider.resolveId!({ kind: 'game', source: 'giantbomb', id: 1 })).toBeNull();
+    expect(await provider.resolveId!({ kind: 'show', source: 'imdb', id: 'tt1' })).toBeNull();
+    expect(server.seen('/external_games')).toHaveLength(2);
   });
 
   it('keeps the token until shortly before it expires, then fetches a new one', async () => {

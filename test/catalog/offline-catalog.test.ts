@@ -83,9 +83,21 @@ describe('loadOfflineCatalog', () => {
     ['a top-level array', [], 'expected a JSON object with shows, movies and games'],
     ['a misspelt section', { show: [] }, 'unknown key "show" (allowed: shows, movies, games)'],
     ['a section that is not an array', { movies: {} }, 'movies: expected an array of movies'],
-    ['an item without ids', { shows: [{ title: 'A Show' }] }, 'shows[0].ids: missing, expected an object with tmdb, tvdb'],
+    ['an item without ids', { shows: [{ title: 'A Show' }] }, 'shows[0].ids: missing, expected an object with tmdb, tvdb, imdb'],
     ['empty ids', { shows: [show({ ids: {} })] }, 'shows[0].ids: expected at least one of tmdb, tvdb'],
-    ['an id of the wrong catalog', { movies: [{ ids: { tvdb: 5 }, title: 'M', release_date: null }] }, 'movies[0].ids: unknown id "tvdb" (allowed: tmdb)'],
+    ['an id of the wrong catalog', { movies: [{ ids: { igdb: 5 }, title: 'M', release_date: null }] }, 'movies[0].ids: unknown id "igdb" (allowed: tmdb, tvdb, imdb)'],
+    // The ids export files key items by: optional, bounded like the others, never enough alone.
+    ['a movie known by imdb only', { movies: [{ ids: { imdb: 'tt0133093' }, title: 'M', release_date: null }] }, 'movies[0].ids: expected at least one of tmdb'],
+    ['a game known by giantbomb only', { games: [{ ids: { giantbomb: 12 }, title: 'G', release_date: null }] }, 'games[0].ids: expected at least one of igdb'],
+    ['an imdb id without tt', { shows: [show({ ids: { tmdb: 1, imdb: '0944947' } })] }, 'shows[0].ids.imdb: expected an IMDb id (tt followed by 1 to 10 digits)'],
+    ['an imdb id as a number', { movies: [{ ids: { tmdb: 2, imdb: 944947 }, title: 'M', release_date: null }] }, 'movies[0].ids.imdb: expected an IMDb id (tt followed by 1 to 10 digits)'],
+    ['an imdb id of 11 digits', { shows: [show({ ids: { tmdb: 1, imdb: 'tt12345678901' } })] }, 'shows[0].ids.imdb: expected an IMDb id (tt followed by 1 to 10 digits)'],
+    ['a giantbomb id past 32 bits', { games: [{ ids: { igdb: 4, giantbomb: 2 ** 31 }, title: 'G', release_date: null }] }, 'games[0].ids.giantbomb: expected a positive integer up to 2147483647'],
+    ['a misspelt episode id', { shows: [show({ episodes: [episode({ ids: { tvbd: 5 } })] })] }, 'shows[0].episodes[0].ids: unknown id "tvbd" (allowed: tvdb, tmdb, imdb)'],
+    ['an episode tvdb id of 0', { shows: [show({ episodes: [episode({ ids: { tvdb: 0 } })] })] }, 'shows[0].episodes[0].ids.tvdb: expected a positive integer'],
+    ['an episode imdb id that is not one', { shows: [show({ episodes: [episode({ ids: { imdb: 'nm0000001' } })] })] }, 'shows[0].episodes[0].ids.imdb: expected an IMDb id (tt followed by 1 to 10 digits)'],
+    ['two movies sharing an imdb id', { movies: [{ ids: { tmdb: 2, imdb: 'tt1' }, title: 'M', release_date: null }, { ids: { tmdb: 3, imdb: 'tt1' }, title: 'N', release_date: null }] }, 'movies[1].ids.imdb: imdb id tt1 is already used by movies[0]'],
+    ['two episodes sharing a tvdb id', { shows: [show({ episodes: [episode({ ids: { tvdb: 7 } })] }), show({ ids: { tmdb: 2 }, episodes: [episode({ ids: { tvdb: 7 } })] })] }, 'shows[1].episodes[0].ids.tvdb: episode tvdb id 7 is already used by shows[0].episodes[0]'],
     ['a fractional id', { shows: [show({ ids: { tvdb: 1.5 } })] }, 'shows[0].ids.tvdb: expected a positive integer'],
     ['an id as a string', { games: [{ ids: { igdb: '7' }, title: 'G', release_date: null }] }, 'games[0].ids.igdb: expected a positive integer'],
     ['a zero id', { shows: [show({ ids: { tmdb: 0 } })] }, 'shows[0].ids.tmdb: expected a positive integer'],
@@ -192,6 +204,42 @@ describe('buildDemoCatalog', () => {
     const newYear = parseOfflineCatalog(buildDemoCatalog('2026-12-31'), 'demo').records;
     expect(newYear.some((record) => record.kind === 'movie' && record.releaseDate === '2027-01-01')).toBe(true);
     expect(() => buildDemoCatalog('2026-13-01')).toThrow('expected a YYYY-MM-DD date');
+  });
+});
+
+describe('the ids real export files carry', () => {
+  const withIds = {
+    shows: [{
+      ids: { tmdb: 1399, tvdb: 121361, imdb: 'tt0944947' }, title: 'Example Show', poster: null,
+      episodes: [
+        { season: 1, number: 1, ids: { tvdb: 3254641, imdb: 'tt1480055', tmdb: 63056 }, title: 'Pilot', air_date: '2011-04-17' },
+        { season: 1, number: 2, ids: { tvdb: 3436411 }, title: null, air_date: null },
+        { season: 1, number: 3, title: null, air_date: null },
+      ],
+    }],
+    movies: [{ ids: { tmdb: 603, tvdb: 169, imdb: 'tt0133093' }, title: 'Example Movie', release_date: '1999-03-31' }],
+    games: [{ ids: { igdb: 1942, giantbomb: 36765 }, title: 'Example Game', release_date: null }],
+  };
+
+  it('reads them into the records, and a file without them as before', async () => {
+    const { records } = parseOfflineCatalog(withIds, 'ids.json');
+    const [show, movie, game] = records as [CatalogShow, CatalogRecord, CatalogRecord];
+    expect(show.ids).toEqual({ tmdb: 1399, tvdb: 121361, imdb: 'tt0944947' });
+    expect(show.episodes.map((episode) => episode.ids)).toEqual([{ tvdb: 3254641, imdb: 'tt1480055', tmdb: 63056 }, { tvdb: 3436411 }, undefined]);
+    expect(movie.ids).toEqual({ tmdb: 603, tvdb: 169, imdb: 'tt0133093' });
+    expect(game.ids).toEqual({ igdb: 1942, giantbomb: 36765 });
+    expect(parseOfflineCatalog(specExample, 'spec.json').records.map((record) => record.ids)).toEqual([{ tmdb: 1399, tvdb: 121361 }, { tmdb: 603 }, { igdb: 1942 }]);
+  });
+
+  it('resolves items by any id and episodes by their own ids to the show', async () => {
+    const provider = createOfflineProvider(writeCatalog(withIds));
+    expect((await provider.resolveId!({ kind: 'show', source: 'imdb', id: 'tt0944947' }))?.title).toBe('Example Show');
+    expect((await provider.resolveId!({ kind: 'movie', source: 'tvdb', id: 169 }))?.title).toBe('Example Movie');
+    expect((await provider.resolveId!({ kind: 'game', source: 'giantbomb', id: 36765 }))?.title).toBe('Example Game');
+    expect((await provider.resolveId!({ kind: 'episode', source: 'tvdb', id: 3436411 }))?.title).toBe('Example Show');
+    expect((await provider.resolveId!({ kind: 'episode', source: 'imdb', id: 'tt1480055' }))?.title).toBe('Example Show');
+    expect(await provider.resolveId!({ kind: 'episode', source: 'tvdb', id: 121361 })).toBeNull(); // the show's id, not an episode's
+    expect(await provider.resolveId!({ kind: 'show', source: 'giantbomb', id: 36765 })).toBeNull();
   });
 });
 

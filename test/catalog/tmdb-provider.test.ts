@@ -25,14 +25,30 @@ const fixtureShow: TmdbShow = {
   },
 };
 const fixtureMovie: TmdbMovie = { id: 700001, title: 'Fixture Film', release_date: '2019-10-04', poster_path: '/fxMovie.jpg', overview: 'A film.' };
-const data = { shows: [fixtureShow], movies: [fixtureMovie] };
+/** A show and a movie known by the ids export files carry (TV Time: TheTVDB episode ids, imdb). */
+const idShow: TmdbShow = {
+  id: 990002,
+  name: 'Id Show',
+  poster_path: null,
+  overview: '',
+  tvdbId: 9900002,
+  imdbId: 'tt9900002',
+  seasons: {
+    1: [
+      { episode_number: 1, name: 'One', air_date: '2023-01-01', tvdbId: 7700001, imdbId: 'tt7700001' },
+      { episode_number: 2, name: 'Two', air_date: '2023-01-08', tvdbId: 7700002 },
+    ],
+  },
+};
+const idMovie: TmdbMovie = { id: 700002, title: 'Id Film', release_date: '1999-03-31', poster_path: null, overview: '', imdb_id: 'tt0133093', tvdbId: 169 };
+const data = { shows: [fixtureShow, idShow], movies: [fixtureMovie, idMovie] };
 const server = await startCatalogServer(tmdbRoute(data, key));
 
 const provider = (overrides: { apiKey?: string; baseUrl?: string } = {}) =>
   createTmdbProvider({ apiKey: key, baseUrl: server.url, imageBaseUrl: image, http: { clock: fakeClock(), maxAttempts: 2 }, ...overrides });
 
 describe('TMDB provider', () => {
-  it('looks a show up by tmdb id: every season (specials as 0), dates, poster and its tvdb id', async () => {
+  it("looks a show up by tmdb id: every season (specials as 0), dates, poster, its tvdb id and each episode's TMDB id", async () => {
     const show = await provider().lookup('show', 'tmdb', 990001);
     expect(show).toEqual({
       kind: 'show',
@@ -41,16 +57,41 @@ describe('TMDB provider', () => {
       poster: `${image}/fxPoster0001.jpg`,
       overview: null,
       episodes: [
-        { season: 0, number: 1, title: 'Holiday Special', airDate: '2024-12-20' },
-        { season: 1, number: 1, title: 'Pilot', airDate: '2024-01-10' },
-        { season: 1, number: 2, title: 'Second', airDate: '2024-01-17' },
-        { season: 2, number: 1, title: 'Return', airDate: '2025-01-15' },
-        { season: 2, number: 9, title: 'Episode 9', airDate: null },
+        { season: 0, number: 1, title: 'Holiday Special', airDate: '2024-12-20', ids: { tmdb: 990001001 } },
+        { season: 1, number: 1, title: 'Pilot', airDate: '2024-01-10', ids: { tmdb: 990001101 } },
+        { season: 1, number: 2, title: 'Second', airDate: '2024-01-17', ids: { tmdb: 990001102 } },
+        { season: 2, number: 1, title: 'Return', airDate: '2025-01-15', ids: { tmdb: 990001201 } },
+        { season: 2, number: 9, title: 'Episode 9', airDate: null, ids: { tmdb: 990001202 } },
       ],
     });
     const detail = server.seen('/tv/990001')[0]!;
     expect(detail.query.get('append_to_response')).toBe('external_ids');
     expect(detail.query.get('api_key')).toBe(key);
+  });
+
+  it('resolves shows and movies by imdb or tvdb id, and episodes by theirs, through /find', async () => {
+    const tmdb = provider();
+    expect(await tmdb.resolveId!({ kind: 'show', source: 'imdb', id: 'tt9900002' })).toMatchObject({ ids: { tmdb: 990002, tvdb: 9900002, imdb: 'tt9900002' }, title: 'Id Show' });
+    expect(server.seen('/find/tt9900002')[0]!.query.get('external_source')).toBe('imdb_id');
+    expect(await tmdb.resolveId!({ kind: 'movie', source: 'imdb', id: 'tt0133093' })).toMatchObject({ kind: 'movie', ids: { tmdb: 700002, imdb: 'tt0133093' }, title: 'Id Film' });
+    expect(await tmdb.resolveId!({ kind: 'movie', source: 'tvdb', id: 169 })).toMatchObject({ ids: { tmdb: 700002, tvdb: 169 } });
+
+    // An episode: its show with every episode, the asked one carrying the id and its TMDB id.
+    const first = await tmdb.resolveId!({ kind: 'episode', source: 'tvdb', id: 7700002 });
+    expect(first).toMatchObject({ kind: 'show', ids: { tmdb: 990002 }, title: 'Id Show' });
+    expect(first?.kind === 'show' && first.episodes.map((episode) => [episode.number, episode.ids])).toEqual([
+      [1, { tmdb: 990002101 }],
+      [2, { tmdb: 990002102, tvdb: 7700002 }],
+    ]);
+    // Another episode of the same show: one /find, the show is not fetched again.
+    const fetched = server.seen('/tv/990002').length;
+    const second = await tmdb.resolveId!({ kind: 'episode', source: 'imdb', id: 'tt7700001' });
+    expect(second?.kind === 'show' && second.episodes).toEqual([{ season: 1, number: 1, title: 'One', airDate: '2023-01-01', ids: { tmdb: 990002101, imdb: 'tt7700001' } }]);
+    expect(server.seen('/tv/990002').length).toBe(fetched);
+
+    expect(await tmdb.resolveId!({ kind: 'episode', source: 'tvdb', id: 1 })).toBeNull();
+    expect(await tmdb.resolveId!({ kind: 'episode', source: 'tmdb', id: 990002101 })).toBeNull(); // /find has no TMDB source
+    expect(await tmdb.resolveId!({ kind: 'game', source: 'giantbomb', id: 5 })).toBeNull();
   });
 
   it('finds a show by its tvdb id through /find', async () => {

@@ -12,8 +12,9 @@ const series: TvdbSeries = {
   image: '/banners/v4/series/9900001/posters/fx.jpg',
   overview: 'Shown on TheTVDB.',
   tmdbId: 990001,
+  imdbId: 'tt9900001',
   episodes: [
-    { seasonNumber: 0, number: 1, name: 'Holiday Special', aired: '2024-12-20' },
+    { seasonNumber: 0, number: 1, name: 'Holiday Special', aired: '2024-12-20', id: 349232 },
     { seasonNumber: 1, number: 1, name: 'Pilot', aired: '2024-01-10' },
     { seasonNumber: 1, number: 2, name: 'Second', aired: '2024-01-17' },
     { seasonNumber: 2, number: 1, name: 'Return', aired: '2025-01-15' },
@@ -27,20 +28,21 @@ const provider = (overrides: { apiKey?: string } = {}) =>
   createTvdbProvider({ apiKey, pin, baseUrl: server.url, http: { clock: fakeClock(), maxAttempts: 2 }, ...overrides });
 
 describe('TheTVDB provider', () => {
-  it('looks a series up: extended record, every episode page, tmdb id from remoteIds, artwork URL', async () => {
+
+  it("looks a series up: extended record, every episode page and its id, tmdb and imdb ids from remoteIds, artwork URL", async () => {
     const show = await provider().lookup('show', 'tvdb', 9900001);
     expect(show).toEqual({
       kind: 'show',
-      ids: { tvdb: 9900001, tmdb: 990001 },
+      ids: { tvdb: 9900001, tmdb: 990001, imdb: 'tt9900001' },
       title: 'Fixture Show',
       poster: 'https://artworks.thetvdb.com/banners/v4/series/9900001/posters/fx.jpg',
       overview: 'Shown on TheTVDB.',
       episodes: [
-        { season: 0, number: 1, title: 'Holiday Special', airDate: '2024-12-20' },
-        { season: 1, number: 1, title: 'Pilot', airDate: '2024-01-10' },
-        { season: 1, number: 2, title: 'Second', airDate: '2024-01-17' },
-        { season: 2, number: 1, title: 'Return', airDate: '2025-01-15' },
-        { season: 2, number: 9, title: null, airDate: null },
+        { season: 0, number: 1, title: 'Holiday Special', airDate: '2024-12-20', ids: { tvdb: 349232 } },
+        { season: 1, number: 1, title: 'Pilot', airDate: '2024-01-10', ids: { tvdb: expect.any(Number) } },
+        { season: 1, number: 2, title: 'Second', airDate: '2024-01-17', ids: { tvdb: expect.any(Number) } },
+        { season: 2, number: 1, title: 'Return', airDate: '2025-01-15', ids: { tvdb: expect.any(Number) } },
+        { season: 2, number: 9, title: null, airDate: null, ids: { tvdb: expect.any(Number) } },
       ],
     });
     // Five episodes, two per page: pages 0, 1 and 2.
@@ -97,5 +99,17 @@ describe('TheTVDB provider', () => {
       { kind: 'movie', ids: { tmdb: 700001 } },
     ]);
     expect(records.map((record) => record.title)).toEqual(['Lonely Show']);
+  });
+
+  it('resolves an episode by its id to its series, and a series by its IMDb id', async () => {
+    const tvdb = provider();
+    const show = await tvdb.resolveId!({ kind: 'episode', source: 'tvdb', id: 349232 });
+    expect(show).toMatchObject({ kind: 'show', ids: { tvdb: 9900001 }, title: 'Fixture Show' });
+    expect(show?.kind === 'show' && show.episodes.find((episode) => episode.ids?.tvdb === 349232)).toMatchObject({ season: 0, number: 1 });
+    expect(server.seen('/episodes/349232')).toHaveLength(1);
+    expect(await tvdb.resolveId!({ kind: 'episode', source: 'tvdb', id: 1 })).toBeNull();
+    expect(await tvdb.resolveId!({ kind: 'show', source: 'imdb', id: 'tt9900001' })).toMatchObject({ ids: { tvdb: 9900001, imdb: 'tt9900001' } });
+    expect(await tvdb.resolveId!({ kind: 'show', source: 'imdb', id: 'tt404' })).toBeNull();
+    expect(await tvdb.resolveId!({ kind: 'episode', source: 'imdb', id: 'tt1' })).toBeNull();
   });
 });

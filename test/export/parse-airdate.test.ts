@@ -63,7 +63,7 @@ describe('parseAirdateExport', () => {
       { kind: 'movie', ids: { tmdb: 21 }, title: 'Film', poster: null, overview: null, releaseDate: '2024-02-29', followed: false, watched: true, history: [{ watched: true, at: new Date(at(8)) }] },
       { kind: 'game', ids: { igdb: 31 }, title: 'Game', poster: null, overview: null, releaseDate: null, followed: true, watched: undefined, history: [] },
     ]);
-    expect(document.skipped).toEqual([{ item: 'show "No Ids"', reason: 'no tmdb or tvdb id' }]);
+    expect(document.skipped).toEqual([{ item: 'show "No Ids"', reason: 'no tmdb, tvdb or imdb id' }]);
   });
 
   it('reads a file with a BOM, history out of order and optional parts left out', () => {
@@ -103,7 +103,7 @@ describe('parseAirdateExport', () => {
     expect(problem(broken((file) => (file.shows[0].episodes[0].history[0].watched = 'yes')))).toBe('export.json: shows[0].episodes[0].history[0].watched: expected true or false');
     expect(problem(broken((file) => (file.shows[0].episodes[2].number = 1)))).toBe('export.json: shows[0].episodes[2]: duplicate of episodes[1] (season 1, number 1)');
     expect(problem(broken((file) => (file.shows[1].ids = { tmdb: 11 })))).toBe('export.json: shows[1].ids.tmdb: tmdb id 11 is already used by shows[0]');
-    expect(problem(broken((file) => (file.movies[0].ids = { igdb: 5 })))).toBe('export.json: movies[0].ids: unknown id "igdb" (allowed: tmdb)');
+    expect(problem(broken((file) => (file.movies[0].ids = { igdb: 5 })))).toBe('export.json: movies[0].ids: unknown id "igdb" (allowed: tmdb, tvdb, imdb)');
     expect(problem(broken((file) => (file.games[0].ids.igdb = -3)))).toBe('export.json: games[0].ids.igdb: expected a positive integer');
     expect(problem(broken((file) => (file.games[0].ids.igdb = 2 ** 31)))).toBe('export.json: games[0].ids.igdb: expected a positive integer up to 2147483647');
     expect(problem(broken((file) => (file.movies[0].title = '')))).toBe('export.json: movies[0].title: expected a non-empty string');

@@ -132,7 +132,7 @@ describe('at the bounds', () => {
     const file = airdateExport(newIds(), (f) => f.shows.push({ ids: {}, title: long(1_000_000), episodes: [] }));
     const answer = await upload(app, '/api/import/airdate', account.token, { 'export.json': file });
     expect(answer.status).toBe(200);
-    expect(answer.json.skipped).toEqual([{ file: 'export.json', item: `show "${long(catalogLengths.title - 7)}…`, reason: 'no tmdb or tvdb id' }]);
+    expect(answer.json.skipped).toEqual([{ file: 'export.json', item: `show "${long(catalogLengths.title - 7)}…`, reason: 'no tmdb, tvdb or imdb id' }]);
   });
 });
 

@@ -7,7 +7,9 @@ export interface TmdbShow {
   poster_path: string | null;
   overview: string;
   tvdbId?: number;
-  seasons: Record<number, { episode_number: number; name: string; air_date: string | null }[]>;
+  imdbId?: string;
+  /** An episode's `id` defaults to show id × 1000 + season × 100 + its index + 1; its tvdb/imdb ids only answer /find. */
+  seasons: Record<number, { episode_number: number; name: string; air_date: string | null; id?: number; tvdbId?: number; imdbId?: string }[]>;
 }
 
 export interface TmdbMovie {
@@ -16,7 +18,11 @@ export interface TmdbMovie {
   release_date: string;
   poster_path: string | null;
   overview: string;
+  imdb_id?: string;
+  tvdbId?: number;
 }
+
+const episodeId = (show: TmdbShow, season: number, index: number) => show.seasons[season]![index]!.id ?? show.id * 1000 + season * 100 + index + 1;
 
 const notFound: Answer = { status: 404, json: { success: false, status_code: 34, status_message: 'The resource you requested could not be found.' } };
 
@@ -41,7 +47,7 @@ export function tmdbRoute(data: { shows: TmdbShow[]; movies: TmdbMovie[] }, key:
         air_date: episodes[0]?.air_date ?? null,
         poster_path: null,
       }));
-      const external = request.query.get('append_to_response') === 'external_ids' ? { external_ids: { imdb_id: null, tvdb_id: found.tvdbId ?? null } } : {};
+      const external = request.query.get('append_to_response') === 'external_ids' ? { external_ids: { imdb_id: found.imdbId ?? null, tvdb_id: found.tvdbId ?? null } } : {};
       return {
         json: {
           id: found.id,
@@ -64,7 +70,7 @@ export function tmdbRoute(data: { shows: TmdbShow[]; movies: TmdbMovie[] }, key:
         json: {
           id: 1,
           season_number: season,
-          episodes: episodes.map((episode, index) => ({ id: index + 1, season_number: season, show_id: Number(parts[1]), overview: '', runtime: null, ...episode })),
+          episodes: episodes.map(({ tvdbId: _tvdb, imdbId: _imdb, ...episode }, index) => ({ season_number: season, show_id: Number(parts[1]), overview: '', runtime: null, ...episode, id: episodeId(show(parts[1])!, season, index) })),
         },
       };
     }
@@ -72,10 +78,20 @@ export function tmdbRoute(data: { shows: TmdbShow[]; movies: TmdbMovie[] }, key:
       const movie = data.movies.find((candidate) => String(candidate.id) === parts[1]);
       return movie ? { json: { ...movie, original_title: movie.title, status: 'Released', runtime: 100 } } : notFound;
     }
-    if (parts[0] === 'find' && request.query.get('external_source') === 'tvdb_id') {
-      const found = data.shows.filter((candidate) => String(candidate.tvdbId) === parts[1]);
+    const externalSource = request.query.get('external_source');
+    if (parts[0] === 'find' && (externalSource === 'tvdb_id' || externalSource === 'imdb_id')) {
+      const matches = (ids: { tvdbId?: number; imdbId?: string }) => String(externalSource === 'tvdb_id' ? ids.tvdbId : ids.imdbId) === parts[1];
+      const found = data.shows.filter(matches);
       const results = found.map(({ id, name, poster_path, overview }) => ({ id, name, poster_path, overview }));
-      return { json: { movie_results: [], person_results: [], tv_results: results, tv_episode_results: [], tv_season_results: [] } };
+      const movies = data.movies.filter((movie) => matches({ tvdbId: movie.tvdbId, imdbId: movie.imdb_id })).map(({ id, title, poster_path, overview, release_date }) => ({ id, title, poster_path, overview, release_date }));
+      const episodes = data.shows.flatMap((candidate) =>
+        Object.entries(candidate.seasons).flatMap(([season, list]) =>
+          list.flatMap((episode, index) =>
+            matches(episode) ? [{ id: episodeId(candidate, Number(season), index), show_id: candidate.id, season_number: Number(season), episode_number: episode.episode_number, name: episode.name, air_date: episode.air_date }] : [],
+          ),
+        ),
+      );
+      return { json: { movie_results: movies, person_results: [], tv_results: results, tv_episode_results: episodes, tv_season_results: [] } };
     }
     if (parts[0] === 'search' && (parts[1] === 'tv' || parts[1] === 'movie')) {
       const query = (request.query.get('query') ?? '').toLowerCase();

@@ -6,8 +6,12 @@ export interface TvdbSeries {
   image: string | null;
   overview: string | null;
   tmdbId?: number;
-  episodes: { seasonNumber: number; number: number; name: string | null; aired: string | null }[];
+  imdbId?: string;
+  /** An episode's `id` defaults to series id × 1000 + its position + 1. */
+  episodes: { seasonNumber: number; number: number; name: string | null; aired: string | null; id?: number }[];
 }
+
+const episodeIdOf = (series: TvdbSeries, index: number) => series.episodes[index]!.id ?? series.id * 1000 + index + 1;
 
 /**
  * Answers like TheTVDB v4 (import-formats.md 5b) from `data`. POST /login with `apiKey` (and
@@ -29,7 +33,23 @@ export function tvdbFixture(data: { series: TvdbSeries[] }, apiKey: string, pin?
     if (!valid.has((request.headers.authorization ?? '').replace(/^Bearer /, ''))) return { status: 401, json: { status: 'failure', message: 'Unauthorized' } };
     const parts = request.path.split('/').filter(Boolean);
     const series = data.series.find((candidate) => String(candidate.id) === parts[1]);
-    const remoteIds = (item: TvdbSeries) => (item.tmdbId === undefined ? [] : [{ id: String(item.tmdbId), type: 12, sourceName: 'TheMovieDB.com' }]);
+    const remoteIds = (item: TvdbSeries) => [
+      ...(item.tmdbId === undefined ? [] : [{ id: String(item.tmdbId), type: 12, sourceName: 'TheMovieDB.com' }]),
+      ...(item.imdbId === undefined ? [] : [{ id: item.imdbId, type: 2, sourceName: 'IMDB' }]),
+    ];
+    if (parts[0] === 'episodes' && parts.length === 2) {
+      for (const candidate of data.series) {
+        const index = candidate.episodes.findIndex((_, position) => String(episodeIdOf(candidate, position)) === parts[1]);
+        if (index < 0) continue;
+        const episode = candidate.episodes[index]!;
+        return { json: { status: 'success', data: { id: episodeIdOf(candidate, index), seriesId: candidate.id, name: episode.name, aired: episode.aired, seasonNumber: episode.seasonNumber, number: episode.number } } };
+      }
+      return { status: 404, json: { status: 'failure', message: 'NotFoundException' } };
+    }
+    if (parts[0] === 'search' && parts[1] === 'remoteid') {
+      const found = data.series.filter((candidate) => candidate.imdbId === parts[2]);
+      return { json: { status: 'success', data: found.map((candidate) => ({ series: { id: candidate.id, name: candidate.name } })) } };
+    }
     if (parts[0] === 'series' && parts[2] === 'extended') {
       if (!series) return { status: 404, json: { status: 'failure', message: 'NotFoundException' } };
       const { id, name, image, overview } = series;
@@ -40,7 +60,7 @@ export function tvdbFixture(data: { series: TvdbSeries[] }, apiKey: string, pin?
       const page = Number(request.query.get('page') ?? '0');
       const slice = series.episodes.slice(page * pageSize, (page + 1) * pageSize);
       const more = (page + 1) * pageSize < series.episodes.length;
-      const episodes = slice.map((episode, index) => ({ id: page * 100 + index, seriesId: series.id, overview: null, runtime: null, isMovie: 0, ...episode }));
+      const episodes = slice.map((episode, index) => ({ seriesId: series.id, overview: null, runtime: null, isMovie: 0, ...episode, id: episodeIdOf(series, page * pageSize + index) }));
       const next = more ? `https://api4.thetvdb.com/v4/series/${series.id}/episodes/default?page=${page + 1}` : null;
       return { json: { status: 'success', data: { series: { id: series.id, name: series.name }, episodes }, links: { prev: null, self: 'x', next, total_items: series.episodes.length, page_size: pageSize } } };
     }
