@@ -80,7 +80,8 @@ function checkEpisodeIds(ids: ImportEpisodeIds | undefined, refuse: (problem: st
 /** An episode reference: its ids (at least one) and history; named by its label or ids. */
 function checkRef(fileName: string, ids: ImportEpisodeIds, label: string | undefined, history: ImportWatchEvent[], now: number): void {
   const refuse = (problem: string): never => {
-    const name = label === undefined ? 'an episode reference' : `the episode reference ${quoted(shortenText(label, catalogLengths.title))}`;
+    const byId = ids.tvdb !== undefined ? `TheTVDB ${ids.tvdb}` : ids.tmdb !== undefined ? `TMDB ${ids.tmdb}` : `IMDb ${quoted(String(ids.imdb))}`;
+    const name = label === undefined ? `episode ${byId}` : `the episode reference ${quoted(shortenText(label, catalogLengths.title))}`;
     throw new ImportFileError(fileName, `${name}: ${problem}`);
   };
   checkEpisodeIds(ids, refuse);
