@@ -1,18 +1,20 @@
 import type { GraphQLSchema } from 'graphql';
 import { readUploadedFiles } from '../http/read-upload.ts';
 import { json } from '../http/responses.ts';
+import { InputError } from '../errors.ts';
 import type { ImportSource } from '../import/import-document.ts';
 import type { Logger } from '../log.ts';
 import type { MachineHandler } from './machine-routes.ts';
 import { prepareOperation, runOperation, throwIfError } from './run-operation.ts';
 
 const importOperation = `
-  mutation MachineImport($source: ImportSource!, $files: [File!]!) {
-    importLibrary(source: $source, files: $files) {
+  mutation MachineImport($source: ImportSource!, $files: [File!]!, $dryRun: Boolean!) {
+    importLibrary(source: $source, files: $files, dryRun: $dryRun) {
       __typename
       ... on Error { message code }
       ... on MutationImportLibrarySuccess {
         data {
+          dryRun
           imported { shows episodes movies games history }
           skipped { file item reason }
           unmatched { file kind title }
@@ -22,6 +24,7 @@ const importOperation = `
   }`;
 
 interface ImportData {
+  dryRun: boolean;
   imported: Record<string, number>;
   skipped: { file: string; item: string; reason: string }[];
   unmatched: { file: string; kind: string; title: string }[];
@@ -44,15 +47,28 @@ export interface ImportRouteProps {
 export function createImportHandler(props: ImportRouteProps): (source: ImportSource) => MachineHandler {
   const operation = prepareOperation(props.schema, importOperation);
   return (source) => async (request, context) => {
+    // Checked before the body is read: a bad parameter costs no upload.
+    const dryRun = dryRunParameter(new URL(request.url).searchParams);
     const files = await readUploadedFiles(request, props.maxUploadBytes);
-    const data = await runOperation(operation, context, props.logger, { source: source.toUpperCase(), files });
+    const data = await runOperation(operation, context, props.logger, { source: source.toUpperCase(), files, dryRun });
     throwIfError(data.importLibrary, 'import failed');
     const { imported, skipped, unmatched } = (data.importLibrary as { data: ImportData }).data;
     return json(200, {
       ok: true,
+      ...(dryRun ? { dryRun: true } : {}),
       imported,
       skipped,
       unmatched: unmatched.map((item) => ({ ...item, kind: item.kind.toLowerCase() })),
     });
   };
+}
+
+/** `?dryRun=true|false` (absent: false); anything else, or the parameter twice, is a 400. */
+function dryRunParameter(query: URLSearchParams): boolean {
+  const values = query.getAll('dryRun');
+  if (values.length === 0) return false;
+  if (values.length > 1) throw new InputError('dryRun must be given once', 'dryRun');
+  if (values[0] === 'true') return true;
+  if (values[0] === 'false') return false;
+  throw new InputError('dryRun must be true or false', 'dryRun');
 }

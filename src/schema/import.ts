@@ -44,6 +44,7 @@ const ImportUnmatchedRef = builder.objectRef<ImportUnmatched>('ImportUnmatched')
 const ImportResultRef = builder.objectRef<ImportSummary>('ImportResult').implement({
   fields: (t) => ({
     ok: t.boolean({ resolve: () => true }),
+    dryRun: t.exposeBoolean('dryRun', { description: 'True when nothing was written: the report of what the import would do.' }),
     imported: t.field({ type: ImportCountsRef, resolve: (summary) => summary.imported }),
     skipped: t.field({ type: [ImportSkippedRef], resolve: (summary) => summary.skipped }),
     unmatched: t.field({ type: [ImportUnmatchedRef], resolve: (summary) => summary.unmatched }),
@@ -78,13 +79,14 @@ builder.mutationField('importLibrary', (t) =>
     args: {
       source: t.arg({ type: ImportSourceEnum, required: true }),
       files: t.arg({ type: ['File'], required: true, description: 'Any number of files; their names only appear in messages.' }),
+      dryRun: t.arg.boolean({ required: false, description: 'Answer the full report and write nothing (the import runs and is rolled back).' }),
     },
-    resolve: async (_root, { source, files }, context) => {
+    resolve: async (_root, { source, files, dryRun }, context) => {
       if (files.length === 0) throw new InputError('no files were uploaded', 'files');
       const uploaded = await Promise.all(
         files.map(async (file, index) => ({ name: file.name || `file ${index + 1}`, bytes: new Uint8Array(await file.arrayBuffer()) })),
       );
-      return importUploads({ accountId: context.account.id, source, files: uploaded, catalog: context.services.catalog });
+      return importUploads({ accountId: context.account.id, source, files: uploaded, catalog: context.services.catalog, dryRun: dryRun === true });
     },
   }),
 );

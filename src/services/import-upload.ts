@@ -12,6 +12,8 @@ export interface ImportSummary {
   imported: ImportCounts;
   skipped: ImportSkipped[];
   unmatched: ImportUnmatched[];
+  /** True when nothing was written: the report of a dry run. */
+  dryRun: boolean;
 }
 
 export interface ImportUploadsProps {
@@ -27,6 +29,12 @@ export interface ImportUploadsProps {
    * matched against stored rows only.
    */
   catalog?: CatalogService;
+  /**
+   * Answer the full report and write nothing of the account (`?dryRun=true`): the transaction runs
+   * whole and is rolled back. What the catalogs answered in the pre-pass is kept in the shared
+   * catalog, as a search keeps what it finds: public catalog data, not the account's.
+   */
+  dryRun?: boolean;
 }
 
 /**
@@ -102,8 +110,8 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
   }
 
   if (props.catalog) await resolveUnknownIds(props.catalog, queries);
-  const result = await applyImportDocuments({ accountId: props.accountId, documents });
-  return { imported: result.imported, skipped: [...unread, ...result.skipped], unmatched: result.unmatched };
+  const result = await applyImportDocuments({ accountId: props.accountId, documents, dryRun: props.dryRun });
+  return { imported: result.imported, skipped: [...unread, ...result.skipped], unmatched: result.unmatched, dryRun: props.dryRun === true };
 }
 
 /** The documents one by one; a list is emptied as it goes, so each applied document can be collected. */

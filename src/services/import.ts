@@ -93,6 +93,8 @@ export interface ApplyImportsProps {
   documents: () => Iterable<ImportDocument>;
   /** The import's time (followedAt, undated watched states); defaults to now. */
   now?: Date;
+  /** Work out the whole result, then roll the transaction back: nothing is written. */
+  dryRun?: boolean;
 }
 
 type Tx = Prisma.TransactionClient;
@@ -109,10 +111,27 @@ export async function applyImportDocument(props: ApplyImportProps): Promise<Impo
  * SQLite (db/sqlite-gate.ts), so other requests are served while it runs. `skipped` and
  * `unmatched` list every document's in order; `imported` counts distinct items across documents.
  * A transaction that lost a race to create the same catalog or library row as a concurrent writer
- * is run again.
+ * is run again. With `dryRun`, the transaction runs whole and is rolled back: the result says what
+ * the import would do, and nothing is written.
  */
 export async function applyImportDocuments(props: ApplyImportsProps): Promise<ImportResult> {
-  return retryOnUniqueViolation(() => applyOnce(props));
+  try {
+    return await retryOnUniqueViolation(() => applyOnce(props));
+  } catch (error) {
+    if (error instanceof DryRunRollback) return error.result;
+    throw error;
+  }
+}
+
+/**
+ * Thrown at the end of a dry run's transaction, so that the transaction rolls back: the result is
+ * exactly the real import's (same statements, same matching, same duplicates found), and nothing
+ * of it stays.
+ */
+class DryRunRollback extends Error {
+  constructor(readonly result: ImportResult) {
+    super('dry run: rolled back');
+  }
 }
 
 async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
@@ -151,6 +170,7 @@ async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
     if (changes.catalog + changes.library + changes.watches > 0) {
       await tx.account.update({ where: { id: accountId }, data: { feedVersion: { increment: 1 } } });
     }
+    if (props.dryRun) throw new DryRunRollback(result);
     return result;
   };
   // A whole library's import takes seconds; Prisma's default 5 s would abort it.
