@@ -17,7 +17,7 @@ const importOperation = `
           dryRun
           imported { shows episodes movies games history }
           skipped { file item reason }
-          unmatched { file kind title }
+          unmatched { file kind title ids { tmdb tvdb igdb imdb giantbomb } year sourceId }
         }
       }
     }
@@ -27,7 +27,7 @@ interface ImportData {
   dryRun: boolean;
   imported: Record<string, number>;
   skipped: { file: string; item: string; reason: string }[];
-  unmatched: { file: string; kind: string; title: string }[];
+  unmatched: { file: string; kind: string; title: string; ids: Record<string, number | string | null>; year: number | null; sourceId: string | null }[];
 }
 
 export interface ImportRouteProps {
@@ -58,7 +58,14 @@ export function createImportHandler(props: ImportRouteProps): (source: ImportSou
       ...(dryRun ? { dryRun: true } : {}),
       imported,
       skipped,
-      unmatched: unmatched.map((item) => ({ ...item, kind: item.kind.toLowerCase() })),
+      // As the JSON a client reads: ids it has, year and source id when there are any.
+      unmatched: unmatched.map(({ ids, year, sourceId, ...item }) => ({
+        ...item,
+        kind: item.kind.toLowerCase(),
+        ids: Object.fromEntries(Object.entries(ids).filter(([, id]) => id !== null)),
+        ...(year === null ? {} : { year }),
+        ...(sourceId === null ? {} : { sourceId }),
+      })),
     });
   };
 }

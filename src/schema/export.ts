@@ -14,7 +14,7 @@ const historyPage = pageDescriptions(listLimits.history, 'entries');
 const episodePage = pageDescriptions(listLimits.exportEpisodes, 'episodes');
 const itemPage = pageDescriptions(listLimits.exportItems, 'items');
 
-const ExternalIdsRef = builder.objectRef<ExternalIds>('ExternalIds').implement({
+export const ExternalIdsRef = builder.objectRef<ExternalIds>('ExternalIds').implement({
   description: 'The ids an item has in the external catalogs; null where it has none.',
   fields: (t) => ({
     tmdb: t.int({ nullable: true, resolve: (ids) => ids.tmdb ?? null }),

@@ -5,6 +5,7 @@ import type { ImportCounts, ImportSkipped, ImportUnmatched } from '../services/i
 import { importUploads, type ImportSummary } from '../services/import-upload.ts';
 import { builder } from './builder.ts';
 import { ErrorInterface } from './errors.ts';
+import { ExternalIdsRef } from './export.ts';
 
 const ImportSourceEnum = builder.enumType('ImportSource', {
   description: 'Where an import comes from (POST /api/import/{source} takes the same names in lower case).',
@@ -38,6 +39,9 @@ const ImportUnmatchedRef = builder.objectRef<ImportUnmatched>('ImportUnmatched')
     file: t.exposeString('file'),
     kind: t.field({ type: ImportItemKind, resolve: (item) => item.kind }),
     title: t.exposeString('title'),
+    ids: t.field({ type: ExternalIdsRef, description: "The ids the file gave it (an episode's own, for an episode).", resolve: (item) => item.ids }),
+    year: t.int({ nullable: true, resolve: (item) => item.year ?? null }),
+    sourceId: t.string({ nullable: true, description: "The source's own id or URI of the item (Grouvee id, Letterboxd URI, TV Time uuid).", resolve: (item) => item.sourceId ?? null }),
   }),
 });
 

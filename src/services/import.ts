@@ -4,7 +4,7 @@ import { retryOnUniqueViolation } from './prisma-errors.ts';
 import { yieldToEventLoop } from '../event-loop.ts';
 import { transactionTimes } from '../limits.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { ImportDocument, ImportEpisodeRef } from '../import/import-document.ts';
+import type { ImportDocument, ImportEpisodeIds, ImportEpisodeRef, ImportIds, ImportShow, ImportTitle } from '../import/import-document.ts';
 import { episodeKey, resolveEpisodeRefs, resolveEpisodes, resolveItems, type WantedEpisode } from './import-catalog.ts';
 import { applyFollowStates, applyWatchData, type FollowTarget, type WatchTarget } from './import-writes.ts';
 import { watchedThroughTargets } from './import-watched-through.ts';
@@ -66,6 +66,17 @@ export interface ImportUnmatched {
   file: string;
   kind: MediaKind | 'episode';
   title: string;
+  /** The ids the file gave it (an episode reference's are the episode's own). */
+  ids: ImportIds | ImportEpisodeIds;
+  /** Its year, when the file gives one. */
+  year?: number;
+  /** The source's own id or URI of the item (Grouvee id, Letterboxd URI, TV Time uuid). */
+  sourceId?: string;
+}
+
+/** An unmatched entry for `item`: one per source item, with what tells it apart from same-titled ones. */
+function unmatchedEntry(file: string, item: ImportShow | ImportTitle): ImportUnmatched {
+  return { file, kind: item.kind, title: item.title, ids: item.ids, ...(item.year !== undefined ? { year: item.year } : {}), ...(item.sourceId !== undefined ? { sourceId: item.sourceId } : {}) };
 }
 
 export interface ImportResult {
@@ -206,7 +217,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
 
   const showIds = await resolveItems(tx, 'show', document.shows, now);
   changes.catalog += showIds.changes;
-  const showsById = itemsById(document.shows, showIds.ids, (show) => result.unmatched.push({ file, kind: 'show', title: show.title }));
+  const showsById = itemsById(document.shows, showIds.ids, (show) => result.unmatched.push(unmatchedEntry(file, show)));
   for (const slice of slices(showsById, (shows) => shows.reduce((sum, show) => sum + show.episodes.length, 1))) {
     const follows: FollowTarget[] = [];
     const wanted: WantedEpisode[] = [];
@@ -241,7 +252,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
     const watches: WatchTarget[] = [];
     slice.forEach((ref, index) => {
       const found = resolved[index];
-      if (!found) return void result.unmatched.push({ file, kind: 'episode', title: refName(ref) });
+      if (!found) return void result.unmatched.push({ file, kind: 'episode', title: refName(ref), ids: ref.ids });
       follows.push({ kind: 'show', id: found.showId });
       watches.push({ kind: 'episode', id: found.episodeId, history: ref.history, watched: ref.watched });
     });
@@ -252,7 +263,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
     const titles = document.titles.filter((title) => title.kind === kind);
     const resolved = await resolveItems(tx, kind, titles, now);
     changes.catalog += resolved.changes;
-    const titlesById = itemsById(titles, resolved.ids, (title) => result.unmatched.push({ file, kind, title: title.title }));
+    const titlesById = itemsById(titles, resolved.ids, (title) => result.unmatched.push(unmatchedEntry(file, title)));
     for (const slice of slices(titlesById, (same) => same.reduce((sum, title) => sum + title.history.length, 1))) {
       const follows: FollowTarget[] = [];
       const watches: WatchTarget[] = [];

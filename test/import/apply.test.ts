@@ -42,7 +42,7 @@ describe('applyImportDocument', () => {
     const [versionBefore, catalogBefore] = [await feedVersion(account.id), await catalogVersion()];
     const result = await applyImportDocument({ accountId: account.id, document });
     expect(result.imported).toEqual({ shows: 1, episodes: 3, movies: 1, games: 0, history: 5 });
-    expect(result.unmatched).toEqual([{ file: 'watched-history-1.json', kind: 'movie', title: 'No ids film' }]);
+    expect(result.unmatched).toEqual([{ file: 'watched-history-1.json', kind: 'movie', title: 'No ids film', ids: {} }]);
     const stored = await db().show.findUniqueOrThrow({ where: { tmdbId: show.ids.tmdb! }, include: { episodes: true } });
     expect([stored.title, stored.tvdbId]).toEqual([show.title, show.ids.tvdb]);
     expect(stored.episodes.map((episode) => `${episode.season}x${episode.number} ${episode.title}`).sort()).toEqual(['0x1 Episode 1', '1x1 Episode 1', '1x2 Episode 2']);

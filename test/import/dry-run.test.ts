@@ -39,7 +39,7 @@ describe('import dry run', () => {
     expect(dry.status).toBe(200);
     expect(dry.json.dryRun).toBe(true);
     expect(dry.json.imported).toEqual({ shows: 40, episodes: 1_000, movies: 199, games: 0, history: 1_199 });
-    expect(dry.json.unmatched).toEqual([{ file: 'trakt.zip/watched-history-2.json', kind: 'movie', title: 'No ids film' }]);
+    expect(dry.json.unmatched).toEqual([{ file: 'trakt.zip/watched-history-2.json', kind: 'movie', title: 'No ids film', ids: {} }]);
     expect(await state(account.id, shows)).toEqual(before);
 
     const real = await upload(app, '/api/import/trakt', account.token, files);

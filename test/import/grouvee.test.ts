@@ -135,9 +135,13 @@ describe('POST /api/import/grouvee', () => {
     for (let pair = 0; pair < 12; pair += 1) {
       const title = `Remade Classic ${pair}`;
       const inLibrary = await db().libraryItem.count({ where: { accountId: account.id, game: { title } } });
-      const listed = unmatched.filter((entry: { title: string }) => entry.title === title).length;
-      expect(inLibrary + listed).toBe(2);
+      const listed = unmatched.filter((entry: { title: string }) => entry.title === title);
+      expect(inLibrary + listed.length).toBe(2);
+      // Listed twice, each entry tells its game apart: Grouvee's own id, its Giant Bomb id.
+      expect(new Set(listed.map((entry: { sourceId: string }) => entry.sourceId)).size).toBe(listed.length);
+      for (const entry of listed) expect(entry).toMatchObject({ kind: 'game', sourceId: expect.stringMatching(/^\d+$/), ids: { giantbomb: expect.any(Number) } });
     }
+    expect(unmatched.every((entry: { sourceId?: string }) => typeof entry.sourceId === 'string')).toBe(true);
   });
 
   it('400 naming another service\'s file, and nothing is written', async () => {
