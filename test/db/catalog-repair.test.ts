@@ -25,6 +25,11 @@ import { upload } from '../support/upload.ts';
 
 const repair = '20261122000000_catalog_value_bounds';
 const before = (migrations: Migration[]) => migrations.slice(0, migrations.findIndex((migration) => migration.name === repair));
+/**
+ * Every migration but the repair: the schema today's server needs (later migrations add columns it
+ * reads), with the rows as the old server left them. The repair changes no schema, so it can run last.
+ */
+const allButRepair = (migrations: Migration[]) => migrations.filter((migration) => migration.name !== repair);
 
 const folder = mkdtempSync(path.join(tmpdir(), 'airdate-repair-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -129,7 +134,7 @@ describe.runIf(testDatabaseKind() === 'sqlite')('the catalog repair on SQLite', 
     const dataDir = mkdtempSync(path.join(folder, 'sqlite-'));
     const file = path.join(dataDir, 'airdate.db');
     const migrations = readMigrations(sqliteMigrationsDir);
-    migrateSqlite(file, before(migrations));
+    migrateSqlite(file, allButRepair(migrations));
     const seeded = new Database(file);
     for (const { sql, values } of inserts(oldRows(true), (value) => (value ? 1 : 0))) seeded.prepare(sql).run(...values);
     expect(seeded.prepare(`SELECT count(*) AS n FROM "Episode" WHERE "season" > 2147483647`).get()).toEqual({ n: 1 });
@@ -142,8 +147,8 @@ describe.runIf(testDatabaseKind() === 'sqlite')('the catalog repair on SQLite', 
       expect(failed.json.errors).toHaveLength(1);
     });
 
-    // The repair runs, with whatever migrations came after it.
-    expect(migrateSqlite(file, migrations)).toEqual(migrations.slice(before(migrations).length).map((migration) => migration.name));
+    // The repair runs.
+    expect(migrateSqlite(file, migrations)).toEqual([repair]);
     const db = new Database(file, { readonly: true });
     const read: Read = async (sql) => db.prepare(sql).all() as Record<string, unknown>[];
     try {
