@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
+import { createOfflineProvider } from '../../src/catalog/offline-catalog.ts';
 import { jobNames } from '../../src/jobs/release-jobs.ts';
+import { createCatalogService } from '../../src/services/catalog.ts';
+import { retryPendingImports } from '../../src/services/pending-imports.ts';
 import { pendingImports } from '../../src/limits.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, unique } from '../support/factories.ts';
@@ -238,5 +241,24 @@ describe('unmatched import items', () => {
     for (const account of [first, second]) {
       expect(await db().libraryItem.count({ where: { accountId: account.id, kind: 'movie' } })).toBe(199);
     }
+  });
+
+  it('a failed retry is logged and leaves the account’s rows as they were; the other accounts are still retried', async () => {
+    const [broken, fine] = [await makeAccount(), await makeAccount()];
+    const files = fixture(unique());
+    for (const account of [broken, fine]) expect((await upload(app, '/api/import/tvtime', account.token, { 'tvtime-movies-2024-05-01.csv': files.moviesFile })).status).toBe(200);
+    // One row of the first account no longer reads as an item (a hand-edited database, say).
+    const row = await db().pendingImport.findFirstOrThrow({ where: { accountId: broken.id } });
+    await db().pendingImport.update({ where: { id: row.id }, data: { item: '{"kind": "movie", "ids": ' } });
+    writeCatalog(files.grownCatalog());
+    const warnings: string[] = [];
+    const logger = { warn: (message: string) => void warnings.push(message) };
+    const summary = await retryPendingImports({ catalog: createCatalogService([createOfflineProvider(catalogFile)], logger), logger });
+    expect(summary.failures).toBe(1);
+    expect(warnings.filter((message) => message.startsWith('pending imports:'))).toEqual([expect.stringMatching(new RegExp(`^pending imports: retry of account ${broken.id} failed: `))]);
+    expect(await db().pendingImport.count({ where: { accountId: broken.id, lastTriedAt: null } })).toBe(200);
+    expect(await db().libraryItem.count({ where: { accountId: broken.id } })).toBe(0);
+    expect(await db().pendingImport.count({ where: { accountId: fine.id } })).toBe(1);
+    expect(await db().libraryItem.count({ where: { accountId: fine.id, kind: 'movie' } })).toBe(199);
   });
 });
