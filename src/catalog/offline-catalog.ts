@@ -235,23 +235,38 @@ export function createOfflineProvider(path: string): OfflineCatalogProvider {
     }
   };
 
-  async function reread(): Promise<CatalogIndex> {
-    readStamp = await fileStamp();
-    const catalog = await loadOfflineCatalog(path);
-    lastGood = indexRecords(catalog.records);
-    return lastGood;
+  /** The read under way, if any: concurrent callers share it instead of serving the old read meanwhile. */
+  let reading: Promise<CatalogIndex> | undefined;
+
+  function reread(): Promise<CatalogIndex> {
+    reading ??= (async () => {
+      try {
+        readStamp = await fileStamp();
+        const catalog = await loadOfflineCatalog(path);
+        lastGood = indexRecords(catalog.records);
+        return lastGood;
+      } finally {
+        reading = undefined;
+      }
+    })();
+    return reading;
   }
 
   /** The last good read, read again first when the file changed since (a broken new one is ignored). */
   async function current(): Promise<CatalogIndex> {
     if (!lastGood) return reread();
-    const stamp = await fileStamp();
-    if (stamp === undefined || stamp === readStamp) return lastGood;
-    try {
-      return await reread();
-    } catch {
-      return lastGood;
+    if (!reading) {
+      const stamp = await fileStamp();
+      if (!reading && stamp !== undefined && stamp !== readStamp) reread().catch(() => undefined);
     }
+    if (reading) {
+      try {
+        return await reading;
+      } catch {
+        return lastGood;
+      }
+    }
+    return lastGood;
   }
 
   return {

@@ -23,6 +23,9 @@ export interface UnmatchedItem {
   item: ImportShow | ImportTitle | ImportEpisodeRef;
 }
 
+/** What an item's key is made of (an unmatched report entry and its source carry it). */
+export type PendingIdentity = Pick<UnmatchedItem, 'source' | 'kind' | 'title' | 'year' | 'sourceId' | 'ids'>;
+
 /**
  * The item's key among the account's pending imports: the same item imported again (the same
  * file, or a newer export of the same service) has the same key, two same-titled items with
@@ -30,7 +33,7 @@ export interface UnmatchedItem {
  * source is part of it: the same film unmatched in two services' files keeps both histories.
  * Hashed, so a long title or URI never makes a long index entry.
  */
-export function pendingItemKey(item: Pick<UnmatchedItem, 'source' | 'kind' | 'title' | 'year' | 'sourceId' | 'ids'>): string {
+export function pendingItemKey(item: PendingIdentity): string {
   const ids = Object.entries(item.ids)
     .filter(([, value]) => value !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : 1));
@@ -76,4 +79,19 @@ export async function storePendingImports(tx: Tx, accountId: number, items: Unma
   }
   const stored = await insertRows(tx, 'PendingImport', ['itemKey', 'source', 'file', 'kind', 'title', 'year', 'sourceId', 'ids', 'item', 'createdAt'], rows, { shared: { accountId } });
   return { stored, overLimit };
+}
+
+/**
+ * Inside an import's transaction: the items it matched are no longer pending from an earlier
+ * import (the catalog learned them meanwhile, and the file was imported again before a retry).
+ * One cheap read when the account has no pending imports, which is the usual case.
+ */
+export async function forgetPendingImports(tx: Tx, accountId: number, matched: PendingIdentity[]): Promise<number> {
+  if (matched.length === 0 || !(await tx.pendingImport.findFirst({ where: { accountId }, select: { id: true } }))) return 0;
+  const keys = [...new Set(matched.map(pendingItemKey))];
+  let deleted = 0;
+  for (let start = 0; start < keys.length; start += keysPerStatement) {
+    deleted += (await tx.pendingImport.deleteMany({ where: { accountId, itemKey: { in: keys.slice(start, start + keysPerStatement) } } })).count;
+  }
+  return deleted;
 }

@@ -243,6 +243,17 @@ describe('unmatched import items', () => {
     }
   });
 
+  it('an import that matches items an earlier import kept pending takes them off the list', async () => {
+    const account = await makeAccount();
+    const files = fixture(unique());
+    expect((await upload(app, '/api/import/grouvee', account.token, { 'grouvee-old.csv': files.grouvee })).json.unmatched).toHaveLength(300);
+    writeCatalog(files.grownCatalog());
+    // The same file again before any retry: the import's own pre-pass finds them now.
+    const again = await upload(app, '/api/import/grouvee', account.token, { 'grouvee-old.csv': files.grouvee });
+    expect(again.json.imported.games).toBe(299);
+    expect((await listPending(account.token)).map((item) => item.sourceId)).toEqual([String(files.games[299]!.id)]);
+  });
+
   it('a failed retry is logged and leaves the account’s rows as they were; the other accounts are still retried', async () => {
     const [broken, fine] = [await makeAccount(), await makeAccount()];
     const files = fixture(unique());
