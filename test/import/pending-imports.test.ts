@@ -197,6 +197,16 @@ describe('unmatched import items', () => {
     expect(await db().pendingImport.count({ where: { accountId: account.id } })).toBe(2);
   });
 
+  it('pages are bounded like every list: first from 0 to 500, offset not negative', async () => {
+    const account = await makeAccount();
+    for (const variables of [{ first: 501 }, { first: -1 }, { offset: -1 }]) {
+      const response = await graphql(app, account.token, pendingQuery, variables);
+      expect(response.status, JSON.stringify(variables)).toBe(400);
+      expect(response.json.errors[0].message).toMatch(/^Argument "(first|offset)" must/);
+    }
+    expect((await graphql(app, account.token, pendingQuery, { first: 0 })).json.data.viewer).toEqual({ pendingImportCount: 0, pendingImports: [] });
+  });
+
   it('a dry run keeps none; deleting the account deletes them', async () => {
     const account = await makeAccount();
     const files = fixture(unique());
