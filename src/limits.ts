@@ -84,6 +84,8 @@ export const listLimits = {
   exportEpisodes: { default: 50, max: 1_000 },
   /** `history(first, offset)` of an export episode, movie or game. */
   history: { default: 10, max: 1_000 },
+  /** `Account.pendingImports(first, offset)`: unmatched import items still waiting for a catalog. */
+  pendingImports: { default: 50, max: 500 },
 } as const;
 
 /**
@@ -179,3 +181,12 @@ export const rateLimitWindowSeconds = { requests: 60 } as const;
  * IGDB 4/s with 8 open; the HTTP clients pace requests themselves).
  */
 export const importCatalogLookups = { perRequest: 2_000, concurrent: 4 } as const;
+
+/**
+ * Unmatched import items kept with an account and retried (src/services/pending-imports.ts):
+ * at most `perAccount` rows per account (past it, a new unmatched item is only reported; the same
+ * item imported again still replaces its row), and at most `retriedPerRun` of them retried per
+ * account per sync or periodic refresh, those tried longest ago first (each may cost a catalog
+ * lookup, importCatalogLookups.perRequest of them at most), so 20 000 rows come round in ten runs.
+ */
+export const pendingImports = { perAccount: 20_000, retriedPerRun: 2_000 } as const;

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { catalogLengths } from '../limits.ts';
 import { countSchema, episodeIdsSchema, expected, externalIdSchema, firstProblem, idsSchema, imdbIdSchema, localDateSchema, uniqueEpisodeIds, uniqueIds, withinLength } from './catalog-file-schema.ts';
@@ -214,16 +214,58 @@ function indexRecords(records: CatalogRecord[]): CatalogIndex {
 /**
  * A provider over the offline file. `refresh` and `listAll` re-read the file, so editing it and
  * syncing updates the library; `lookup` and `search` use the last good read (reading it the first
- * time), so a file broken mid-edit keeps serving what it said before. A broken file makes
+ * time), so a file broken mid-edit keeps serving what it said before; `resolveId` (the import's
+ * pre-pass and the retry of pending imports) reads it again when it changed since it was last read
+ * (modification time or size), so ids added to the file are found without waiting for a refresh,
+ * and keeps the last good read when the new one is broken. A broken file makes
  * `refresh`/`listAll` throw CatalogFileError, which callers must treat as "no answer", never as
  * "the catalog is now empty".
  */
 export function createOfflineProvider(path: string): OfflineCatalogProvider {
   let lastGood: CatalogIndex | undefined;
+  /** Modification time and size of the file when it was last read (or tried). */
+  let readStamp: string | undefined;
 
-  async function reread(): Promise<CatalogIndex> {
-    const catalog = await loadOfflineCatalog(path);
-    lastGood = indexRecords(catalog.records);
+  const fileStamp = async (): Promise<string | undefined> => {
+    try {
+      const info = await stat(path);
+      return `${info.mtimeMs}:${info.size}`;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** The read under way, if any: concurrent callers share it instead of serving the old read meanwhile. */
+  let reading: Promise<CatalogIndex> | undefined;
+
+  function reread(): Promise<CatalogIndex> {
+    reading ??= (async () => {
+      try {
+        readStamp = await fileStamp();
+        const catalog = await loadOfflineCatalog(path);
+        lastGood = indexRecords(catalog.records);
+        return lastGood;
+      } finally {
+        reading = undefined;
+      }
+    })();
+    return reading;
+  }
+
+  /** The last good read, read again first when the file changed since (a broken new one is ignored). */
+  async function current(): Promise<CatalogIndex> {
+    if (!lastGood) return reread();
+    if (!reading) {
+      const stamp = await fileStamp();
+      if (!reading && stamp !== undefined && stamp !== readStamp) reread().catch(() => undefined);
+    }
+    if (reading) {
+      try {
+        return await reading;
+      } catch {
+        return lastGood;
+      }
+    }
     return lastGood;
   }
 
@@ -254,7 +296,7 @@ export function createOfflineProvider(path: string): OfflineCatalogProvider {
       return (await reread()).records;
     },
     async resolveId(query) {
-      const index = lastGood ?? (await reread());
+      const index = await current();
       return index.byId.get(`${query.kind}:${query.source}:${query.id}`) ?? null;
     },
   };

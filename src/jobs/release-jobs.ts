@@ -2,6 +2,7 @@ import type { Agenda, BackoffContext } from 'agenda';
 import type { Logger } from '../log.ts';
 import type { CatalogService } from '../services/catalog.ts';
 import { deliverNotification, findStrandedNotifications } from '../services/deliveries.ts';
+import { retryPendingImports } from '../services/pending-imports.ts';
 import { findAccountsToCheck, recordReleaseNotifications } from '../services/releases.ts';
 import type { TargetPolicy } from '../webhooks/target-policy.ts';
 
@@ -9,11 +10,11 @@ import type { TargetPolicy } from '../webhooks/target-policy.ts';
 export const jobNames = {
   /** Every 30 minutes: queues an account check for each account that may have a release. */
   releaseCheck: 'release-check',
-  /** Every 30 minutes: refreshes every followed item from the catalogs. */
+  /** Every 30 minutes: refreshes every followed item from the catalogs, then retries pending imports. */
   catalogRefresh: 'catalog-refresh',
   /** One account: records its new release notifications and queues their deliveries. */
   accountCheck: 'account-release-check',
-  /** POST /api/machine/sync: the account's catalog refresh, then its release check. */
+  /** POST /api/machine/sync: the account's catalog refresh, its pending imports retried, then its release check. */
   accountSync: 'account-sync',
   /** One notification: one delivery attempt; retried on the webhook schedule. */
   delivery: 'webhook-delivery',
@@ -76,6 +77,9 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
   agenda.define(jobNames.catalogRefresh, async () => {
     const summary = await deps.catalog.refreshFollowed({});
     deps.logger.debug(`catalog refresh: ${summary.items} item(s), ${summary.changes} change(s), ${summary.failures.length} failure(s)`);
+    // Never throws: a failed retry is logged and the refresh stands.
+    const retried = await retryPendingImports({ catalog: deps.catalog, logger: deps.logger });
+    deps.logger.debug(`pending imports: ${retried.tried} tried for ${retried.accounts} account(s), ${retried.matched} matched, ${retried.failures} failure(s)`);
   }, { lockLifetime: 60 * 60_000 });
 
   agenda.define(jobNames.accountCheck, async (job) => {
@@ -85,6 +89,9 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
   agenda.define(jobNames.accountSync, async (job) => {
     const { accountId } = job.attrs.data as { accountId: number };
     await deps.catalog.refreshFollowed({ accountId });
+    // After the refresh (which re-reads the offline file); logged, never failing the sync. Items it
+    // adds may be released already: the release check that follows sees them.
+    await retryPendingImports({ catalog: deps.catalog, accountId, logger: deps.logger });
     await checkAccount(accountId);
   }, { backoff, concurrency: 5, lockLifetime: 10 * 60_000 });
 

@@ -8,6 +8,7 @@ import './import.ts';
 import './export.ts';
 import './calendar.ts';
 import './notifications.ts';
+import './pending-imports.ts';
 
 /** The Airdate GraphQL schema: served at /graphql and run by the REST facade. */
 export const schema = builder.toSchema({ sortSchema: true });

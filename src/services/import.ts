@@ -8,6 +8,7 @@ import type { ImportDocument, ImportEpisodeIds, ImportEpisodeRef, ImportIds, Imp
 import { episodeKey, resolveEpisodeRefs, resolveEpisodes, resolveItems, type WantedEpisode } from './import-catalog.ts';
 import { applyFollowStates, applyWatchData, type FollowTarget, type WatchTarget } from './import-writes.ts';
 import { watchedThroughTargets } from './import-watched-through.ts';
+import { forgetPendingImports, storePendingImports, type PendingIdentity, type UnmatchedItem } from './pending-import-store.ts';
 
 /**
  * Writes the ImportDocuments of one request into an account, in one transaction, with the merge rules of
@@ -35,7 +36,11 @@ import { watchedThroughTargets } from './import-watched-through.ts';
  *    an import never un-watches what the account watched (or unwatches) later. A state without a
  *    timestamp (Simkl episodes without watched_at) only fills in an item the account has no
  *    state for, and is recorded in the history at import time.
- * 5. The account's feedVersion (and the catalog's catalogVersion, when rows were created) is
+ * 5. Unmatched items are kept with the account, whole (history included), as pending imports
+ *    (pending-import-store.ts), in the same transaction: a dry run or a failed import keeps none.
+ *    They are retried when the catalog is refreshed (pending-imports.ts). An item that matches
+ *    now is no longer pending from an earlier import.
+ * 6. The account's feedVersion (and the catalog's catalogVersion, when rows were created) is
  *    bumped in the same transaction when anything was written, so feed caches never go stale.
  * All reads and writes are batched per kind (bulk statements of thousands of rows, bulk-sql.ts),
  * never one per entry, and a big document goes in slices (below): 100 000 history entries take a
@@ -106,6 +111,14 @@ export interface ApplyImportsProps {
   now?: Date;
   /** Work out the whole result, then roll the transaction back: nothing is written. */
   dryRun?: boolean;
+  /**
+   * What becomes of the unmatched items (every document's, whole), inside the transaction before
+   * it commits, with what tells apart every item that matched. Default: kept as the account's
+   * pending imports (storePendingImports), and those that matched no longer pending
+   * (forgetPendingImports); the retry of pending imports passes its own, which deletes the rows
+   * it tried that matched this time.
+   */
+  unmatchedItems?: (tx: Tx, items: UnmatchedItem[], now: Date, matched: PendingIdentity[]) => Promise<void>;
 }
 
 type Tx = Prisma.TransactionClient;
@@ -156,6 +169,8 @@ async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
   };
   const distinct = { shows: new Set<number>(), episodes: new Set<number>(), movies: new Set<number>(), games: new Set<number>() };
   const changes = { catalog: 0, library: 0, watches: 0 };
+  const unmatchedItems: UnmatchedItem[] = [];
+  const matchedItems: PendingIdentity[] = [];
   let locked = false;
   const transaction = async (tx: Tx) => {
     for (const document of props.documents()) {
@@ -171,8 +186,13 @@ async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
       // statements that each let the loop turn on SQLite; on PostgreSQL every statement waits on
       // the network anyway).
       await yieldToEventLoop();
-      await applyDocument(tx, { accountId, document, now, result, distinct, changes });
+      await applyDocument(tx, { accountId, document, now, result, distinct, changes, unmatchedItems, matchedItems });
     }
+    const keep = props.unmatchedItems ?? (async (client: Tx, items: UnmatchedItem[], at: Date, matched: PendingIdentity[]) => {
+      await forgetPendingImports(client, accountId, matched);
+      await storePendingImports(client, accountId, items, at);
+    });
+    await keep(tx, unmatchedItems, now, matchedItems);
     for (const key of ['shows', 'movies', 'games', 'episodes'] as const) {
       result.databaseIds[key] = [...distinct[key]];
       result.imported[key] = distinct[key].size;
@@ -198,6 +218,10 @@ interface DocumentWork {
   distinct: Record<'shows' | 'episodes' | 'movies' | 'games', Set<number>>;
   /** Rows changed so far: catalog rows created or filled in, follow states, watch data. */
   changes: { catalog: number; library: number; watches: number };
+  /** The unmatched items so far, whole, to be kept as pending imports. */
+  unmatchedItems: UnmatchedItem[];
+  /** What tells apart each item matched so far (an earlier import may have kept it as pending). */
+  matchedItems: PendingIdentity[];
 }
 
 /** Writes one document inside the request's transaction. */
@@ -205,6 +229,11 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
   const { accountId, document, now, result, distinct, changes } = work;
   const file = document.fileName;
   const source = `import:${document.source}`;
+  const unmatched = (entry: ImportUnmatched, item: ImportShow | ImportTitle | ImportEpisodeRef) => {
+    result.unmatched.push(entry);
+    work.unmatchedItems.push({ ...entry, source: document.source, item });
+  };
+  const matched = (entry: ImportUnmatched) => work.matchedItems.push({ ...entry, source: document.source });
   /** Follow states and watch data of one slice; every item of the document is in exactly one. */
   const applySlice = async (follows: FollowTarget[], watches: WatchTarget[]) => {
     changes.library += await applyFollowStates(tx, accountId, follows, now);
@@ -217,7 +246,8 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
 
   const showIds = await resolveItems(tx, 'show', document.shows, now);
   changes.catalog += showIds.changes;
-  const showsById = itemsById(document.shows, showIds.ids, (show) => result.unmatched.push(unmatchedEntry(file, show)));
+  const showsById = itemsById(document.shows, showIds.ids, (show) => unmatched(unmatchedEntry(file, show), show));
+  for (const shows of showsById.values()) for (const show of shows) matched(unmatchedEntry(file, show));
   for (const slice of slices(showsById, (shows) => shows.reduce((sum, show) => sum + show.episodes.length, 1))) {
     const follows: FollowTarget[] = [];
     const wanted: WantedEpisode[] = [];
@@ -252,7 +282,9 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
     const watches: WatchTarget[] = [];
     slice.forEach((ref, index) => {
       const found = resolved[index];
-      if (!found) return void result.unmatched.push({ file, kind: 'episode', title: refName(ref), ids: ref.ids });
+      const entry: ImportUnmatched = { file, kind: 'episode', title: refName(ref), ids: ref.ids };
+      if (!found) return unmatched(entry, ref);
+      matched(entry);
       follows.push({ kind: 'show', id: found.showId });
       watches.push({ kind: 'episode', id: found.episodeId, history: ref.history, watched: ref.watched });
     });
@@ -263,7 +295,8 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
     const titles = document.titles.filter((title) => title.kind === kind);
     const resolved = await resolveItems(tx, kind, titles, now);
     changes.catalog += resolved.changes;
-    const titlesById = itemsById(titles, resolved.ids, (title) => result.unmatched.push(unmatchedEntry(file, title)));
+    const titlesById = itemsById(titles, resolved.ids, (title) => unmatched(unmatchedEntry(file, title), title));
+    for (const same of titlesById.values()) for (const title of same) matched(unmatchedEntry(file, title));
     for (const slice of slices(titlesById, (same) => same.reduce((sum, title) => sum + title.history.length, 1))) {
       const follows: FollowTarget[] = [];
       const watches: WatchTarget[] = [];

@@ -274,6 +274,21 @@ describe('createOfflineProvider', () => {
     expect((await provider.lookup('movie', 'tmdb', 603))?.title).toBe('Example Movie: Director’s Cut');
   });
 
+  it('resolveId reads the file again when it changed, so ids added since are found; a broken file keeps the last good read', async () => {
+    const file = writeCatalog({ movies: specExample.movies });
+    const provider = createOfflineProvider(file);
+    expect((await provider.resolveId!({ kind: 'movie', source: 'tmdb', id: 603 }))?.title).toBe('Example Movie');
+    expect(await provider.resolveId!({ kind: 'game', source: 'igdb', id: 1942 })).toBeNull();
+
+    // The file grows (pending imports wait for exactly this): no refresh in between.
+    writeCatalog(specExample, path.basename(file));
+    expect((await provider.resolveId!({ kind: 'game', source: 'igdb', id: 1942 }))?.title).toBe('Example Game');
+
+    writeCatalog('{ "games": [ half written', path.basename(file));
+    expect((await provider.resolveId!({ kind: 'game', source: 'igdb', id: 1942 }))?.title).toBe('Example Game');
+    expect((await provider.resolveId!({ kind: 'movie', source: 'tmdb', id: 603 }))?.title).toBe('Example Movie');
+  });
+
   it('lists every record of the file', async () => {
     const provider = createOfflineProvider(writeCatalog(buildDemoCatalog('2026-11-20') satisfies OfflineCatalogFile));
     expect((await provider.listAll()).length).toBe(11);
