@@ -12,12 +12,17 @@ import { isZip } from './read-zip.ts';
 /** How much of a file is looked at. */
 const headLength = 64 * 1024;
 
+/** What describeFile calls a TV Time file (the TV Time importer asks whether a file is another service's). */
+export const tvTimeCsv = 'a TV Time CSV';
+
 /** Lower-cased header columns that name a CSV's service, tried in order. */
 const csvKinds: [string, (columns: Set<string>) => boolean][] = [
   ['a Letterboxd CSV', (columns) => columns.has('letterboxd uri')],
-  ['a Grouvee collection CSV', (columns) => columns.has('shelves') && (columns.has('giantbomb_id') || columns.has('igdb_id') || columns.has('platforms'))],
+  ['a Grouvee collection CSV', (columns) => (columns.has('shelves') && (columns.has('giantbomb_id') || columns.has('igdb_id') || columns.has('platforms'))) || (columns.has('giantbomb_id') && columns.has('name'))],
   ['a Simkl CSV backup', (columns) => columns.has('simkl_id')],
-  ['a TV Time CSV', (columns) => ['tv_show_name', 'tv_show_id', 's_id', 'entity_type', 'episode_season_number', 'series_name', 'is_watched'].some((name) => columns.has(name))],
+  ['an IMDb ratings export', (columns) => columns.has('const') && columns.has('your rating')],
+  ['a Trakt CSV', (columns) => columns.has('trakt_id') || columns.has('trakt')],
+  [tvTimeCsv, (columns) => ['tv_show_name', 'tv_show_id', 's_id', 'entity_type', 'episode_season_number', 'series_name', 'is_watched'].some((name) => columns.has(name))],
   ['a Letterboxd list or profile CSV', (columns) => columns.has('letterboxd list') || (columns.has('username') && columns.has('date joined'))],
 ];
 
@@ -46,6 +51,7 @@ function describeJson(start: string): string {
     return 'a Simkl JSON backup';
   }
   if (start.startsWith('[') && ['watched_at', 'last_watched_at', 'rated_at', 'listed_at', 'collected_at', 'plays'].some((key) => keys.has(key))) return 'a Trakt JSON file';
+  if (keys.has('trakt')) return 'a Trakt JSON file';
   if (start.startsWith('{') && (keys.has('shows') || keys.has('movies') || keys.has('anime'))) return 'a JSON object with "shows", "movies" or "anime"';
   return start.startsWith('[') ? 'a JSON array of something else' : 'a JSON object of something else';
 }
@@ -54,6 +60,17 @@ function quoteColumns(line: string): string {
   const text = line.length > 120 ? `${line.slice(0, 117)}…` : line;
   return `"${text}"`;
 }
+
+/**
+ * The service whose export `bytes` are, when its content says so ("a Trakt JSON file", "a Letterboxd
+ * CSV", "a TV Time CSV"…); undefined for anything else (an unknown CSV, some other JSON).
+ */
+export function serviceOf(bytes: Uint8Array): string | undefined {
+  const described = describeFile(bytes);
+  return services.has(described) ? described : undefined;
+}
+
+const services = new Set([...csvKinds.map(([name]) => name), 'an Airdate export', 'a Simkl JSON backup', 'a Trakt JSON file']);
 
 /** The 400 for a file that is not the importer's own: what it is and what was expected. */
 export function notThisSource(bytes: Uint8Array, fileName: string, expected: string): ImportFileError {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { UploadedFile } from './expand-uploads.ts';
 import { ImportFileError } from './import-document.ts';
+import { describeFile, serviceOf, tvTimeCsv } from './recognise-file.ts';
 
 /**
  * What each file of a TV Time upload is, told by its header (its columns, in any order), never by
@@ -94,14 +95,14 @@ export function classifyTvTimeFile(file: UploadedFile): ClassifiedFile {
   const text = firstLines(file);
   const start = text.replace(/^\uFEFF/, '').trimStart();
   if (start.startsWith('{') || start.startsWith('[')) {
-    const service = jsonService(text);
+    const service = serviceOf(file.bytes);
     if (inZip && !service) return { file, columns: [], leftOut: 'not a TV Time file this importer reads (JSON)' };
-    throw new ImportFileError(file.name, `is ${service ?? 'a JSON file'}, not a TV Time CSV file; ${expectedTvTimeFiles}`);
+    throw new ImportFileError(file.name, `is ${describeFile(file.bytes)}, not a TV Time CSV file; ${expectedTvTimeFiles}`);
   }
   const columns = headerColumns(start, file.name);
   const has = new Set(columns);
-  const service = csvService(has);
-  if (service) throw new ImportFileError(file.name, `is ${service} (columns ${listColumns(columns)}), not a TV Time file; ${expectedTvTimeFiles}`);
+  const service = serviceOf(file.bytes);
+  if (service && service !== tvTimeCsv) throw new ImportFileError(file.name, `is ${service} (columns ${listColumns(columns)}), not a TV Time file; ${expectedTvTimeFiles}`);
   const named = normalise(path.posix.basename(file.name));
   const kind = kindByColumns.find(([, needed]) => needed.every((column) => has.has(column)))?.[0]
     ?? (named.startsWith('seenepisode') && has.has('episode_id') && has.has('created_at') ? 'seen' : undefined);
@@ -140,22 +141,4 @@ function headerColumns(text: string, fileName: string): string[] {
   } catch (error) {
     throw new ImportFileError(fileName, `is not valid CSV (${(error as Error).message})`);
   }
-}
-
-/** Another tracker's CSV, told by columns only it has. */
-function csvService(has: Set<string>): string | undefined {
-  if (has.has('letterboxd uri')) return 'a Letterboxd export';
-  if (has.has('shelves') || (has.has('giantbomb_id') && has.has('name'))) return 'a Grouvee export';
-  if (has.has('simkl_id')) return 'a Simkl CSV backup';
-  if (has.has('const') && has.has('your rating')) return 'an IMDb ratings export';
-  if (has.has('trakt_id') || has.has('trakt')) return 'a Trakt CSV';
-  return undefined;
-}
-
-/** Another tracker's JSON export, told by what its first 16 KiB hold. */
-function jsonService(text: string): string | undefined {
-  if (/"format"\s*:\s*"airdate-export"/.test(text)) return 'an Airdate export';
-  if (/"trakt"\s*:/.test(text) || /"watched_at"\s*:/.test(text) && /"action"\s*:/.test(text)) return 'a Trakt export';
-  if (/"simkl"\s*:/.test(text) || /^\s*\{\s*"(shows|movies|anime)"\s*:/.test(text.replace(/^\uFEFF/, ''))) return 'a Simkl backup';
-  return undefined;
 }

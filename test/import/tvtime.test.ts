@@ -197,11 +197,11 @@ describe('TV Time files of every shape (parser)', () => {
   it('refuses another service\'s file, an unknown CSV, a binary file, and an upload without a TV Time file, naming each', () => {
     const refuse = (name: string, content: Uint8Array) => failure(() => parseTvTimeFiles([{ name, bytes: content }])).message;
     expect(refuse('watched-history-1.json', json([{ id: 1, watched_at: '2025-01-01T00:00:00.000Z', action: 'watch', type: 'movie', movie: { ids: { trakt: 1 } } }])))
-      .toMatch(/^watched-history-1\.json: is a Trakt export, not a TV Time CSV file; expected TV Time export files: tracking-prod-records/);
-    expect(refuse('SimklBackup.json', json({ shows: [], movies: [] }))).toMatch(/^SimklBackup\.json: is a Simkl backup, not a TV Time CSV file/);
+      .toMatch(/^watched-history-1\.json: is a Trakt JSON file, not a TV Time CSV file; expected TV Time export files: tracking-prod-records/);
+    expect(refuse('SimklBackup.json', json({ shows: [], movies: [] }))).toMatch(/^SimklBackup\.json: is a JSON object with "shows", "movies" or "anime", not a TV Time CSV file/);
     expect(refuse('watched.csv', bytes('\uFEFFDate,Name,Year,Letterboxd URI\r\n2024-01-01,Heat,1995,https://boxd.it/2b0k\r\n')))
-      .toMatch(/^watched\.csv: is a Letterboxd export \(columns date, name, year, letterboxd uri\), not a TV Time file; expected/);
-    expect(refuse('export.csv', bytes('id,name,shelves,platforms\n1,Portal,{},{}\n'))).toMatch(/^export\.csv: is a Grouvee export/);
+      .toMatch(/^watched\.csv: is a Letterboxd CSV \(columns date, name, year, letterboxd uri\), not a TV Time file; expected/);
+    expect(refuse('export.csv', bytes('id,name,shelves,platforms\n1,Portal,{},{}\n'))).toMatch(/^export\.csv: is a Grouvee collection CSV/);
     expect(refuse('notes.csv', bytes('a,b\n1,2\n'))).toMatch(/^notes\.csv: is not a TV Time file this importer reads: it has the columns a, b; expected TV Time export files/);
     expect(refuse('seen_episode.csv', new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0, 0, 0, 0, 0xff, 0xfe]))).toMatch(/^seen_episode\.csv: is not a text file/);
     // Inside a zip, an unknown table is left out, but a zip of nothing TV Time reads is refused whole.
@@ -318,11 +318,11 @@ describe('POST /api/import/tvtime', () => {
   it('400 naming another service\'s file or an upload with no TV Time file; nothing is written', async () => {
     const tracking = csvFile(headers.trackingV2, [{ s_id: unique(), series_name: 'Kept Out', episode_number: 1, season_number: 1, created_at: goTime(new Date('2020-01-01T00:00:00Z')) }]);
     const cases: [Record<string, Uint8Array>, RegExp][] = [
-      [{ 'tracking-prod-records-v2.csv': tracking, 'watched.csv': bytes('Date,Name,Year,Letterboxd URI\n2024-01-01,Heat,1995,https://boxd.it/2b0k\n') }, /^watched\.csv: is a Letterboxd export/],
-      [{ 'SimklBackup.json': json({ shows: [], movies: [], anime: [] }) }, /^SimklBackup\.json: is a Simkl backup/],
-      [{ 'grouvee.csv': bytes('id,name,shelves,platforms,giantbomb_id\n1,Portal,{},{},21170\n') }, /^grouvee\.csv: is a Grouvee export/],
+      [{ 'tracking-prod-records-v2.csv': tracking, 'watched.csv': bytes('Date,Name,Year,Letterboxd URI\n2024-01-01,Heat,1995,https://boxd.it/2b0k\n') }, /^watched\.csv: is a Letterboxd CSV/],
+      [{ 'SimklBackup.json': json({ shows: [], movies: [], anime: [] }) }, /^SimklBackup\.json: is a JSON object with "shows", "movies" or "anime", not a TV Time CSV file/],
+      [{ 'grouvee.csv': bytes('id,name,shelves,platforms,giantbomb_id\n1,Portal,{},{},21170\n') }, /^grouvee\.csv: is a Grouvee collection CSV/],
       [{ 'random.csv': bytes('foo,bar\n1,2\n') }, /^random\.csv: is not a TV Time file this importer reads: it has the columns foo, bar/],
-      [{ 'trakt.zip': zip({ 'trakt/watched-history-1.json': json([{ watched_at: '2025-01-01T00:00:00.000Z', action: 'watch', type: 'episode' }]), 'trakt/readme.txt': bytes('hi') }) }, /^trakt\.zip\/trakt\/watched-history-1\.json: is a Trakt export/],
+      [{ 'trakt.zip': zip({ 'trakt/watched-history-1.json': json([{ watched_at: '2025-01-01T00:00:00.000Z', action: 'watch', type: 'episode' }]), 'trakt/readme.txt': bytes('hi') }) }, /^trakt\.zip\/trakt\/watched-history-1\.json: is a Trakt JSON file/],
       [{ 'photos.zip': zip({ 'a/table.csv': bytes('x,y\n1,2\n'), 'a/readme.txt': bytes('hi') }) }, /^photos\.zip: holds no TV Time file: found table\.csv \(x, y\); expected/],
       [{ 'notes.zip': zip({ 'readme.txt': bytes('hi'), 'access_token.csv': bytes('token\nsecret\n') }) }, /^upload: holds no CSV file; expected TV Time export files/],
     ];
