@@ -274,6 +274,26 @@ describe('matching by title and year through the catalogs\' search', () => {
     expect(await db().libraryItem.count({ where: { accountId: account.id, movieId: movie.id } })).toBe(1);
   });
 
+  it('the transaction matches stored rows the same way: " (YEAR)" ignored on either side, never when two rows fit', async () => {
+    const account = await makeAccount();
+    const base = unique();
+    const plain = await db().movie.create({ data: { tmdbId: idBlock(), title: `Solaris ${base}`, releaseDate: '1972-03-20' } });
+    const suffixed = await db().movie.create({ data: { tmdbId: idBlock(), title: `Stalker ${base} (1979)`, releaseDate: '1979-05-25' } });
+    // Both "Nostalghia" and "Nostalghia (1983)" of 1983: ambiguous. A "(1983)" on a 1984 film is part of its title.
+    await db().movie.create({ data: { tmdbId: idBlock(), title: `Nostalghia ${base}`, releaseDate: '1983-09-01' } });
+    await db().movie.create({ data: { tmdbId: idBlock(), title: `nostalghia ${base} (1983)`, releaseDate: '1983-10-01' } });
+    const offYear = await db().movie.create({ data: { tmdbId: idBlock(), title: `Mirror ${base} (1983)`, releaseDate: '1984-01-01' } });
+    const title = (name: string, year: number): ImportTitle => ({ kind: 'movie', ids: {}, title: name, year, history: [{ watched: true, at: new Date('2021-01-01T12:00:00Z') }] });
+    const documents: ImportDocument[] = [{
+      source: 'letterboxd', fileName: 'watched.csv', shows: [], skipped: [],
+      titles: [title(`SOLARIS ${base} (1972)`, 1972), title(` stalker ${base}`, 1979), title(`Nostalghia ${base}`, 1983), title(`Mirror ${base}`, 1984), title(`Mirror ${base} (1983)`, 1984)],
+    }];
+    const result = await applyImportDocuments({ accountId: account.id, documents: () => documents });
+    expect(result.unmatched.map((item) => item.title)).toEqual([`Nostalghia ${base}`, `Mirror ${base}`]);
+    const library = await db().libraryItem.findMany({ where: { accountId: account.id }, orderBy: { movieId: 'asc' } });
+    expect(library.map((row) => row.movieId)).toEqual([plain.id, suffixed.id, offYear.id]);
+  });
+
   it('title searches share importCatalogLookups.perRequest with id lookups (ids first); the rest stay unmatched', async () => {
     const file = path.join(folder, 'empty.json');
     writeFileSync(file, JSON.stringify({ shows: [], movies: [], games: [] }));
