@@ -294,6 +294,29 @@ describe('matching by title and year through the catalogs\' search', () => {
     expect(library.map((row) => row.movieId)).toEqual([plain.id, suffixed.id, offYear.id]);
   });
 
+  it('hostile titles: wildcards, quotes, backslashes and control characters are searched as text; one too long for a search is not sent', async () => {
+    const account = await makeAccount();
+    const base = unique();
+    const odd = [`100% ${base}_x`, `"Quoted" ${base}`, `Back\\slash ${base}`, `Tab\there ${base}`, `Ünïcödé ${base} 映画`];
+    const ids = idBlock();
+    tmdbData.movies.push(...odd.map((name, index) => ({ id: ids + index, title: name, release_date: '2011-02-02', poster_path: null, overview: '' })));
+    tmdbData.movies.push({ id: ids + 50, title: `100 ${base}x`, release_date: '2011-02-02', poster_path: null, overview: '' }); // what % and _ would match as wildcards
+    const long = `${'Long '.repeat(60)}${base}`;
+    const titles = [...odd, long].map((name): ImportTitle => ({ kind: 'movie', ids: {}, title: name, year: 2011, history: [{ watched: true, at: new Date('2021-03-03T12:00:00Z') }] }));
+    const documents: ImportDocument[] = [{ source: 'letterboxd', fileName: 'watched.csv', shows: [], titles, skipped: [] }];
+    const provider = createTmdbProvider({ apiKey: tmdbKey, baseUrl: tmdb.url, imageBaseUrl: 'https://image.tmdb.org/t/p/w500', http: { clock: fakeClock() } });
+    const queries = new Map<string, PrepassQuery>();
+    collectIdQueries(documents[0]!, queries);
+    const before = tmdb.seen('/search/movie').length;
+    expect(await resolveUnknownIds(createCatalogService([provider], logger), queries, logger)).toEqual({ unknown: 6, asked: 6, found: 5 });
+    const sent = tmdb.seen('/search/movie').slice(before).map((request) => request.query.get('query'));
+    expect(sent.sort()).toEqual([...odd].sort()); // the long one was never sent
+    const result = await applyImportDocuments({ accountId: account.id, documents: () => documents });
+    expect(result.unmatched.map((item) => item.title)).toEqual([long]);
+    const movies = await db().movie.findMany({ where: { tmdbId: { in: [...odd.map((_, index) => ids + index), ids + 50] } }, orderBy: { tmdbId: 'asc' } });
+    expect(movies.map((movie) => movie.title)).toEqual(odd);
+  });
+
   it('title searches share importCatalogLookups.perRequest with id lookups (ids first); the rest stay unmatched', async () => {
     const file = path.join(folder, 'empty.json');
     writeFileSync(file, JSON.stringify({ shows: [], movies: [], games: [] }));
