@@ -11,8 +11,6 @@ import {
   idSourcesByKind,
   sourcesByKind,
   titleMatchRank,
-  type CatalogGame,
-  type CatalogMovie,
   type CatalogProvider,
   type CatalogRecord,
   type CatalogSource,
@@ -26,7 +24,9 @@ import { Prisma } from '../generated/prisma/client.ts';
 import { inputLengths } from '../limits.ts';
 import { exceedsLength } from '../value-bounds.ts';
 import type { Logger } from '../log.ts';
-import { releaseYear, titleYearKey } from './title-match.ts';
+import { matchTitlesBySearch, type MatchTitlesSummary, type TitleQuery } from './catalog-title-search.ts';
+
+export type { MatchTitlesSummary, TitleQuery };
 
 /** Where provider failures are reported: the server's logger. */
 type Warner = Pick<Logger, 'warn'>;
@@ -84,23 +84,6 @@ export interface CatalogService {
   matchTitles(queries: TitleQuery[], concurrency: number): Promise<MatchTitlesSummary>;
 }
 
-/** A movie or game known only by its title and release year (matchTitles). */
-export interface TitleQuery {
-  kind: 'movie' | 'game';
-  title: string;
-  year: number;
-}
-
-/** What matchTitles did: queries asked, answered by exactly one result, answered by several, failures. */
-export interface MatchTitlesSummary {
-  asked: number;
-  found: number;
-  ambiguous: number;
-  /** Rows created or updated by storing the answers. */
-  changes: number;
-  failures: number;
-}
-
 /** What resolveIds did: ids asked about, answered by a catalog, and providers' failures. */
 export interface ResolveIdsSummary {
   asked: number;
@@ -150,25 +133,6 @@ function byPriority(answers: CatalogRecord[][]): CatalogRecord[] {
     for (const key of claimedHere) claimed.add(key);
   });
   return kept;
-}
-
-/** The title to search for: trimmed, without a trailing " (YEAR)" of its own year. */
-function searchText(title: string, year: number): string {
-  const trimmed = title.trim();
-  const suffix = ` (${year})`;
-  const bare = trimmed.endsWith(suffix) ? trimmed.slice(0, -suffix.length).trim() : trimmed;
-  return bare === '' ? trimmed : bare;
-}
-
-/** Records with distinct ids (a provider may list one item twice, as TMDB's pages do). */
-function distinctRecords(records: (CatalogMovie | CatalogGame)[]): (CatalogMovie | CatalogGame)[] {
-  const seen = new Set<string>();
-  return records.filter((record) => {
-    const keys = idSourcesByKind[record.kind].flatMap((source) => (record.ids[source] === undefined ? [] : [`${source}:${record.ids[source]}`]));
-    const again = keys.some((key) => seen.has(key));
-    for (const key of keys) seen.add(key);
-    return !again;
-  });
 }
 
 /** `query` as a LIKE pattern matching it anywhere, its own `%`, `_` and `\` taken literally (ESCAPE '\'). */
@@ -323,52 +287,8 @@ export function createCatalogService(unbounded: CatalogProvider[], logger: Warne
       return { asked: queries.length, found, changes, failures };
     },
 
-    async matchTitles(queries, concurrency) {
-      const records: CatalogRecord[] = [];
-      let [found, ambiguous, failures, next] = [0, 0, 0, 0];
-      const worker = async () => {
-        while (next < queries.length) {
-          const query = queries[next++]!;
-          const key = titleYearKey(query.title, query.year);
-          // Searched without the " (YEAR)" suffix: the catalog's title may not carry it.
-          const text = searchText(query.title, query.year);
-          if (text === '' || exceedsLength(text, inputLengths.searchQuery)) continue;
-          for (const provider of providers) {
-            const action = `search ${query.kind} "${text}" (${query.year})`;
-            const answer = await ask(logger, provider, action, () => provider.search(text, query.kind, { year: query.year }));
-            if (answer === undefined) {
-              failures += 1;
-              continue;
-            }
-            const same = distinctRecords(
-              answer.filter(
-                (record): record is CatalogMovie | CatalogGame =>
-                  record.kind !== 'show' &&
-                  record.kind === query.kind &&
-                  hasMatchableId(record) &&
-                  releaseYear(record.releaseDate) === query.year &&
-                  titleYearKey(record.title, query.year) === key,
-              ),
-            );
-            if (same.length === 0) continue;
-            if (same.length === 1) {
-              records.push(same[0]!);
-              found += 1;
-            } else {
-              ambiguous += 1;
-            }
-            break;
-          }
-        }
-      };
-      if (queries.length > 0) await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, queries.length)) }, worker));
-      let changes = 0;
-      try {
-        if (records.length > 0) changes = (await storeCatalogRecords(byPriority([records]))).changes;
-      } catch (error) {
-        logger.warn(`catalog: storing ${records.length} record(s) matched by title failed: ${(error as Error).message}`);
-      }
-      return { asked: queries.length, found, ambiguous, changes, failures };
+    matchTitles(queries, concurrency) {
+      return matchTitlesBySearch(providers, logger, queries, concurrency);
     },
 
     async refreshFollowed(props) {
