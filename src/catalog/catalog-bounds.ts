@@ -81,7 +81,7 @@ export function withCatalogBounds(provider: CatalogProvider, warn: (message: str
       const record = await provider.lookup(kind, source, externalId);
       return record === null ? null : boundCatalogRecord(record, provider.name, warn);
     },
-    search: async (query, kind) => bound(await provider.search(query, kind)),
+    search: async (query, kind, options) => bound(await provider.search(query, kind, options)),
     refresh: async (items) => bound(await provider.refresh(items)),
     ...(listAll ? { listAll: async () => bound(await listAll()) } : {}),
     ...(resolveId

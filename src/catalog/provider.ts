@@ -113,6 +113,12 @@ export interface CatalogGame {
 
 export type CatalogRecord = CatalogShow | CatalogMovie | CatalogGame;
 
+/** Narrows a provider's search (CatalogProvider.search). */
+export interface SearchOptions {
+  /** The release year wanted (movies, games). */
+  year?: number;
+}
+
 /** An item to refresh: its kind and every external id stored for it. */
 export interface RefreshItem {
   kind: MediaKind;
@@ -140,9 +146,11 @@ export interface CatalogProvider {
 
   /**
    * Items whose title matches `query`, optionally of one kind only, best matches first. Search
-   * results may be shallow (a show without episodes); `refresh` fills them in later.
+   * results may be shallow (a show without episodes); `refresh` fills them in later. `year` is a
+   * hint a catalog may use to narrow the search (TMDB's primary_release_year); the caller still
+   * checks every result's year.
    */
-  search(query: string, kind?: MediaKind): Promise<CatalogRecord[]>;
+  search(query: string, kind?: MediaKind, options?: SearchOptions): Promise<CatalogRecord[]>;
 
   /**
    * The current records for `items`, fetched again (the offline file is re-read). Items this

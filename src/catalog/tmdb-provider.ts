@@ -1,7 +1,7 @@
 import { CatalogHttpError, createCatalogHttp, type CatalogHttpOptions } from './http-client.ts';
 import { count, expectObject, httpUrl, localDate, objects, positiveId, text, type JsonObject } from './json-fields.ts';
 import { isImdbId } from './catalog-file-schema.ts';
-import type { CatalogEpisode, CatalogMovie, CatalogProvider, CatalogShow, IdQuery, MediaKind, RefreshItem } from './provider.ts';
+import type { CatalogEpisode, CatalogMovie, CatalogProvider, CatalogShow, IdQuery, MediaKind, RefreshItem, SearchOptions } from './provider.ts';
 import { refreshEach } from './refresh-each.ts';
 
 /**
@@ -155,8 +155,10 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
     return positiveId(objects(answer?.tv_results)[0]?.id);
   }
 
-  async function search(kind: 'show' | 'movie', query: string) {
-    const answer = await get(kind === 'show' ? '/search/tv' : '/search/movie', { query, include_adult: 'false' });
+  async function search(kind: 'show' | 'movie', query: string, year?: number) {
+    // A movie's year narrows the search to films first released then (reference 5a).
+    const narrowed: Record<string, string> = kind === 'movie' && year !== undefined && Number.isInteger(year) && year > 0 ? { primary_release_year: String(year) } : {};
+    const answer = await get(kind === 'show' ? '/search/tv' : '/search/movie', { query, include_adult: 'false', ...narrowed });
     return objects(answer?.results)
       .slice(0, searchPageResults)
       .flatMap((item) => {
@@ -182,9 +184,9 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
       if (kind === 'movie' && source === 'tmdb') return movie(externalId);
       return null;
     },
-    async search(query, kind?: MediaKind) {
+    async search(query, kind?: MediaKind, options?: SearchOptions) {
       const kinds = kind === undefined ? (['show', 'movie'] as const) : kind === 'game' ? [] : [kind];
-      return (await Promise.all(kinds.map((wanted) => search(wanted, query)))).flat();
+      return (await Promise.all(kinds.map((wanted) => search(wanted, query, options?.year)))).flat();
     },
     resolveId,
     async refresh(items) {

@@ -24,6 +24,9 @@ import { Prisma } from '../generated/prisma/client.ts';
 import { inputLengths } from '../limits.ts';
 import { exceedsLength } from '../value-bounds.ts';
 import type { Logger } from '../log.ts';
+import { matchTitlesBySearch, type MatchTitlesSummary, type TitleQuery } from './catalog-title-search.ts';
+
+export type { MatchTitlesSummary, TitleQuery };
 
 /** Where provider failures are reported: the server's logger. */
 type Warner = Pick<Logger, 'warn'>;
@@ -70,6 +73,15 @@ export interface CatalogService {
    * a catalog's failure: what is not answered simply stays unknown.
    */
   resolveIds(queries: IdQuery[], concurrency: number): Promise<ResolveIdsSummary>;
+  /**
+   * Asks the providers' title search, in priority order and `concurrency` queries at a time, for
+   * each movie or game known only by its title and release year, and stores the answer when
+   * EXACTLY ONE result of the first provider that has any has the same title and year
+   * (title-match.ts: trimmed, case-folded, a trailing " (YEAR)" ignored on either side). Two such
+   * results answer nothing (a wrong merge is worse than a reported item); a provider that fails is
+   * logged and counted and the next one is asked. Never throws for a catalog's failure.
+   */
+  matchTitles(queries: TitleQuery[], concurrency: number): Promise<MatchTitlesSummary>;
 }
 
 /** What resolveIds did: ids asked about, answered by a catalog, and providers' failures. */
@@ -273,6 +285,10 @@ export function createCatalogService(unbounded: CatalogProvider[], logger: Warne
         logger.warn(`catalog: storing ${records.length} resolved record(s) failed: ${(error as Error).message}`);
       }
       return { asked: queries.length, found, changes, failures };
+    },
+
+    matchTitles(queries, concurrency) {
+      return matchTitlesBySearch(providers, logger, queries, concurrency);
     },
 
     async refreshFollowed(props) {

@@ -2,7 +2,7 @@ import { episodeIdSources, idColumn, idSourcesByKind, sourcesByKind, type ItemId
 import { Prisma } from '../generated/prisma/client.ts';
 import type { ImportEpisodeIds, ImportEpisodeRef, ImportShow, ImportTitle } from '../import/import-document.ts';
 import { insertRowsReturning, selectIn } from './bulk-sql.ts';
-import { chunks, prismaListValues } from '../db/limits.ts';
+import { storedByTitleAndYear, titleYearKey } from './title-match.ts';
 
 /**
  * The catalog side of an import, inside the import's transaction: finds the catalog row of every
@@ -13,7 +13,7 @@ import { chunks, prismaListValues } from '../db/limits.ts';
  * shows, tmdb for movies, igdb for games); one known only by imdb, a movie's tvdb or giantbomb is
  * found among stored rows (the pre-pass, import-prepass.ts, asked the catalogs for it before the
  * transaction) or left unmatched. Movies and games with no id at all but a title and a year are
- * matched by that exact title (trimmed, case-insensitive) and release year when exactly one
+ * matched by that exact title (trimmed, case-insensitive, title-match.ts) and release year when exactly one
  * stored row has them, never created. Unlike storeCatalogRecords it never overwrites what is stored: a file's title
  * or a missing poster must not replace a catalog's data. It only adds what is missing: rows, ids
  * a matched row lacks (when no other row has them) and episodes by (show, season, number).
@@ -95,41 +95,24 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
   return { ids, changes };
 }
 
-/** Title as matched: trimmed, lower case. */
-const titleKey = (title: string) => title.trim().toLocaleLowerCase();
-
 /**
  * Fills in `ids` (undefined entries only) of the movies or games that have no id at all but a
  * title and a year (Letterboxd films, Grouvee games without ids): the one stored row with the same
- * title (trimmed, case-insensitive) and a release date in that year. Two rows with that title and
- * year (a game and its remake, two platforms' entries) match neither: a wrong merge is worse than
- * a reported item. The rows are read by `lower(trim(title))` or the exact trimmed title (SQLite's
- * lower() folds ASCII letters only) and compared again here with full case folding.
+ * title and a release date in that year (title-match.ts: trimmed, case-folded, a trailing
+ * " (YEAR)" ignored). Two rows with that title and year (a game and its remake, two platforms'
+ * entries) match neither: a wrong merge is worse than a reported item.
  */
 async function matchByTitleAndYear(tx: Tx, kind: 'movie' | 'game', items: (ImportShow | ImportTitle)[], ids: (number | undefined)[]): Promise<void> {
   const sources = idSourcesByKind[kind];
   const wanted = items.flatMap((item, index) => {
     const { year } = item;
     const idless = sources.every((source) => item.ids[source] === undefined);
-    return ids[index] === undefined && idless && year !== undefined && item.title.trim() !== '' ? [{ index, year, key: titleKey(item.title) }] : [];
+    return ids[index] === undefined && idless && year !== undefined && item.title.trim() !== '' ? [{ index, year, title: item.title }] : [];
   });
   if (wanted.length === 0) return;
-  const candidates = new Map<string, number[]>(); // `title|year` → stored row ids
-  const texts = [...new Set(wanted.flatMap(({ index, key }) => [key, items[index]!.title.trim()]))];
-  for (const part of chunks(texts, prismaListValues / 2)) {
-    const rows = await tx.$queryRaw<{ id: number; title: string; releaseDate: string | null }[]>`
-      SELECT "id", "title", "releaseDate" FROM ${Prisma.raw(`"${kind === 'movie' ? 'Movie' : 'Game'}"`)}
-      WHERE lower(trim("title")) IN (${Prisma.join(part)}) OR trim("title") IN (${Prisma.join(part)})`;
-    for (const row of rows) {
-      const year = row.releaseDate === null ? NaN : Number(row.releaseDate.slice(0, 4));
-      const key = `${titleKey(row.title)}|${year}`;
-      const same = candidates.get(key) ?? [];
-      if (!same.includes(Number(row.id))) same.push(Number(row.id));
-      candidates.set(key, same);
-    }
-  }
-  for (const { index, year, key } of wanted) {
-    const found = candidates.get(`${key}|${year}`);
+  const candidates = await storedByTitleAndYear(tx, kind, wanted);
+  for (const { index, year, title } of wanted) {
+    const found = candidates.get(titleYearKey(title, year));
     if (found?.length === 1) ids[index] = found[0];
   }
 }

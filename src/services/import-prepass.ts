@@ -4,7 +4,8 @@ import type { ImportDocument } from '../import/import-document.ts';
 import { importCatalogLookups } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import { selectIn } from './bulk-sql.ts';
-import type { CatalogService } from './catalog.ts';
+import type { CatalogService, TitleQuery } from './catalog.ts';
+import { storedByTitleAndYear, titleYearKey } from './title-match.ts';
 
 /**
  * The import's catalog pre-pass, run BEFORE its transaction (a network call must never hold a
@@ -14,15 +15,30 @@ import type { CatalogService } from './catalog.ts';
  * finds them among stored rows (import-catalog.ts):
  * - episode references (TV Time's seen_episode.csv: an episode id only), and episode ids of a show
  *   item are not asked about (the show's own ids already make its row);
- * - shows and movies known only by imdb (or a movie by TheTVDB), games known only by giantbomb.
- * Bounded per request (importCatalogLookups: the rest stay unmatched and are reported) and a few
- * at a time. A catalog's failure leaves its items unmatched; the import goes on.
+ * - shows and movies known only by imdb (or a movie by TheTVDB), games known only by giantbomb;
+ * - movies and games with no id at all but a title and a year (Letterboxd films, Grouvee games
+ *   without ids, TV Time movies with a release date), asked of the catalogs' title search: an
+ *   answer is stored only when exactly one result has the same title and year (title-match.ts), so
+ *   the transaction's title and year matcher then finds exactly that row. A title some stored row
+ *   already has (one: it matches; several: it is ambiguous) is not asked.
+ * Bounded per request (importCatalogLookups, ids first, then title searches: the rest stay
+ * unmatched and are reported) and a few at a time. A catalog's failure leaves its items unmatched;
+ * the import goes on.
  */
 
-/** Collects the queries of one document into `into` (deduplicated by kind, source and id). */
-export function collectIdQueries(document: ImportDocument, into: Map<string, IdQuery>): void {
+/** What the pre-pass asks: an id, or a title and year (deduplicated by normalised title and year). */
+export type PrepassQuery = IdQuery | TitleQuery;
+
+const isIdQuery = (query: PrepassQuery): query is IdQuery => 'source' in query;
+
+/** Collects the queries of one document into `into` (deduplicated by kind, source and id, or kind, title and year). */
+export function collectIdQueries(document: ImportDocument, into: Map<string, PrepassQuery>): void {
   const add = (query: IdQuery) => {
     const key = `${query.kind}:${query.source}:${query.id}`;
+    if (!into.has(key)) into.set(key, query);
+  };
+  const addTitle = (query: TitleQuery) => {
+    const key = `${query.kind}:title:${titleYearKey(query.title, query.year)}`;
     if (!into.has(key)) into.set(key, query);
   };
   for (const ref of document.episodeRefs ?? []) {
@@ -34,7 +50,22 @@ export function collectIdQueries(document: ImportDocument, into: Map<string, IdQ
     if (sourcesByKind[item.kind].some((source) => item.ids[source] !== undefined)) continue; // a row can be made from it
     const source = idSourcesByKind[item.kind].find((candidate) => item.ids[candidate] !== undefined);
     if (source) add({ kind: item.kind, source, id: item.ids[source]! });
+    else if (item.kind !== 'show' && item.year !== undefined && Number.isInteger(item.year) && item.title.trim() !== '') {
+      addTitle({ kind: item.kind, title: item.title, year: item.year });
+    }
   }
+}
+
+/** The title queries no stored row answers yet (one row matches it; several make it ambiguous). */
+async function unknownTitles(queries: TitleQuery[]): Promise<TitleQuery[]> {
+  const unknown: TitleQuery[] = [];
+  for (const kind of ['movie', 'game'] as const) {
+    const ofKind = queries.filter((query) => query.kind === kind);
+    if (ofKind.length === 0) continue;
+    const stored = await storedByTitleAndYear(db(), kind, ofKind);
+    unknown.push(...ofKind.filter((query) => !stored.has(titleYearKey(query.title, query.year))));
+  }
+  return unknown;
 }
 
 /** The queries whose id no stored row has yet. */
@@ -55,23 +86,33 @@ async function unknownQueries(queries: IdQuery[]): Promise<IdQuery[]> {
   return queries.filter((query) => !known.has(`${query.kind}:${query.source}:${query.id}`));
 }
 
-/** What the pre-pass did, for the log. */
+/** What the pre-pass did, for the log: ids and title searches together (they share one budget). */
 export interface PrepassSummary {
-  /** Ids the files name by that the database did not know. */
+  /** Ids, and titles with their year, the files name items by that the database did not know. */
   unknown: number;
   /** Of those, asked of the catalogs (at most importCatalogLookups.perRequest). */
   asked: number;
+  /** Answered: an id resolved, or a title and year matched by exactly one search result. */
   found: number;
 }
 
 /** Asks the catalogs about `queries` the database does not know yet and stores their answers. */
-export async function resolveUnknownIds(catalog: CatalogService, queries: Map<string, IdQuery>, logger?: Pick<Logger, 'warn'>): Promise<PrepassSummary> {
+export async function resolveUnknownIds(catalog: CatalogService, queries: Map<string, PrepassQuery>, logger?: Pick<Logger, 'warn'>): Promise<PrepassSummary> {
   if (queries.size === 0) return { unknown: 0, asked: 0, found: 0 };
-  const unknown = await unknownQueries([...queries.values()]);
+  const all = [...queries.values()];
+  const idQueries = all.filter(isIdQuery);
+  const titleQueries = all.filter((query): query is TitleQuery => !isIdQuery(query));
+  const unknown = idQueries.length > 0 ? await unknownQueries(idQueries) : [];
+  const unknownTitled = titleQueries.length > 0 ? await unknownTitles(titleQueries) : [];
   const asked = unknown.slice(0, importCatalogLookups.perRequest);
   if (unknown.length > asked.length) {
     logger?.warn(`import: ${unknown.length} ids unknown to the catalog, asking about the first ${asked.length} (importCatalogLookups.perRequest)`);
   }
-  const summary = await catalog.resolveIds(asked, importCatalogLookups.concurrent);
-  return { unknown: unknown.length, asked: asked.length, found: summary.found };
+  const searched = unknownTitled.slice(0, importCatalogLookups.perRequest - asked.length);
+  if (unknownTitled.length > searched.length) {
+    logger?.warn(`import: ${unknownTitled.length} titles unknown to the catalog, searching for ${searched.length} (importCatalogLookups.perRequest, ids first)`);
+  }
+  const ids = asked.length > 0 ? await catalog.resolveIds(asked, importCatalogLookups.concurrent) : { found: 0 };
+  const titles = searched.length > 0 ? await catalog.matchTitles(searched, importCatalogLookups.concurrent) : { found: 0 };
+  return { unknown: unknown.length + unknownTitled.length, asked: asked.length + searched.length, found: ids.found + titles.found };
 }

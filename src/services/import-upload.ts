@@ -2,10 +2,9 @@ import { ArchiveBudget, defaultArchiveLimits, expandUpload, type ArchiveLimits, 
 import type { ImportDocument, ImportSource } from '../import/import-document.ts';
 import { importParsers } from '../import/import-sources.ts';
 import { NotFoundError } from '../errors.ts';
-import type { IdQuery } from '../catalog/provider.ts';
 import type { CatalogService } from './catalog.ts';
 import { applyImportDocuments, type ImportCounts, type ImportSkipped, type ImportUnmatched } from './import.ts';
-import { collectIdQueries, resolveUnknownIds } from './import-prepass.ts';
+import { collectIdQueries, resolveUnknownIds, type PrepassQuery } from './import-prepass.ts';
 
 /** What an import request answers (besides `ok`). */
 export interface ImportSummary {
@@ -74,7 +73,7 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
 
   // The documents to apply, each parsed right before it is applied (see above).
   let documents: () => Iterable<ImportDocument>;
-  const queries = new Map<string, IdQuery>(); // ids for the catalog pre-pass, from the first pass
+  const queries = new Map<string, PrepassQuery>(); // ids and titles for the catalog pre-pass, from the first pass
   const parseFile = parser.parseFile;
   if (parseFile) {
     let count = 0;

@@ -1,11 +1,10 @@
-import type { IdQuery } from '../catalog/provider.ts';
 import { db } from '../db/client.ts';
 import type { ImportDocument, ImportEpisodeRef, ImportShow, ImportSource, ImportTitle } from '../import/import-document.ts';
 import { pendingImports } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import type { CatalogService } from './catalog.ts';
 import { applyImportDocuments } from './import.ts';
-import { collectIdQueries, resolveUnknownIds } from './import-prepass.ts';
+import { collectIdQueries, resolveUnknownIds, type PrepassQuery } from './import-prepass.ts';
 import { pendingItemKey, type UnmatchedItem } from './pending-import-store.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 
@@ -86,7 +85,7 @@ async function retryAccount(catalog: CatalogService, accountId: number, now: Dat
   const rows = await loadPending(accountId);
   if (rows.length === 0) return { tried: 0, matched: 0 };
   const documents = documentsOf(rows);
-  const queries = new Map<string, IdQuery>();
+  const queries = new Map<string, PrepassQuery>();
   for (const document of documents) collectIdQueries(document, queries);
   await resolveUnknownIds(catalog, queries, logger);
   let matched = 0;

@@ -95,10 +95,12 @@ export function tmdbRoute(data: { shows: TmdbShow[]; movies: TmdbMovie[] }, key:
     }
     if (parts[0] === 'search' && (parts[1] === 'tv' || parts[1] === 'movie')) {
       const query = (request.query.get('query') ?? '').toLowerCase();
+      // TMDB narrows a movie search to films first released in primary_release_year.
+      const year = request.query.get('primary_release_year');
       const results =
         parts[1] === 'tv'
           ? data.shows.filter((item) => item.name.toLowerCase().includes(query)).map(({ id, name, poster_path, overview }) => ({ id, name, original_name: name, poster_path, overview, first_air_date: '' }))
-          : data.movies.filter((item) => item.title.toLowerCase().includes(query)).map((movie) => ({ ...movie, original_title: movie.title }));
+          : data.movies.filter((item) => item.title.toLowerCase().includes(query) && (year === null || item.release_date.startsWith(`${year}-`))).map((movie) => ({ ...movie, original_title: movie.title }));
       return { json: { page: 1, results, total_pages: 1, total_results: results.length } };
     }
     return notFound;
