@@ -96,24 +96,36 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
 }
 
 /**
- * Fills in `ids` (undefined entries only) of the movies or games that have no id at all but a
- * title and a year (Letterboxd films, Grouvee games without ids): the one stored row with the same
+ * Fills in `ids` (undefined entries only) of the movies or games no id matched (they have none, or
+ * only ids no row has) but that have a title and a year (Letterboxd films, Grouvee games without
+ * ids or with a Giant Bomb id IGDB does not know): the one stored row with the same
  * title and a release date in that year (title-match.ts: trimmed, case-folded, a trailing
  * " (YEAR)" ignored). Two rows with that title and year (a game and its remake, two platforms'
  * entries) match neither: a wrong merge is worse than a reported item.
  */
 async function matchByTitleAndYear(tx: Tx, kind: 'movie' | 'game', items: (ImportShow | ImportTitle)[], ids: (number | undefined)[]): Promise<void> {
-  const sources = idSourcesByKind[kind];
   const wanted = items.flatMap((item, index) => {
     const { year } = item;
-    const idless = sources.every((source) => item.ids[source] === undefined);
-    return ids[index] === undefined && idless && year !== undefined && item.title.trim() !== '' ? [{ index, year, title: item.title }] : [];
+    // Not matched by an id (it has none, or only ids no row has: a giantbomb id IGDB does not know).
+    return ids[index] === undefined && year !== undefined && item.title.trim() !== '' ? [{ index, year, title: item.title }] : [];
   });
   if (wanted.length === 0) return;
   const candidates = await storedByTitleAndYear(tx, kind, wanted);
-  for (const { index, year, title } of wanted) {
-    const found = candidates.get(titleYearKey(title, year));
-    if (found?.length === 1) ids[index] = found[0];
+  const single = wanted.flatMap((entry) => {
+    const found = candidates.get(titleYearKey(entry.title, entry.year));
+    return found?.length === 1 ? [{ ...entry, id: found[0]! }] : [];
+  });
+  if (single.length === 0) return;
+  // A row with another id of the same catalog is another game or film of the same name and year
+  // (Grouvee's two "Remade Classic"s with their own Giant Bomb ids): never merged.
+  const sources = idSourcesByKind[kind];
+  const stored = new Map<number, Row>();
+  for (const row of await selectIn<Row>(tx, tableName[kind], ['id', ...sources.map((source) => idColumn[source])], 'id', [...new Set(single.map((entry) => entry.id))])) stored.set(Number(row.id), row);
+  for (const { index, id } of single) {
+    const row = stored.get(id);
+    const item = items[index]!;
+    const conflicts = sources.some((source) => item.ids[source] !== undefined && row?.[idColumn[source]] != null && row[idColumn[source]] !== item.ids[source]);
+    if (row && !conflicts) ids[index] = id;
   }
 }
 

@@ -26,8 +26,13 @@ import { storedByTitleAndYear, titleYearKey } from './title-match.ts';
  * the import goes on.
  */
 
+/** A title and year to search, unless the id it falls back from (`fallbackFor`) is found first. */
+interface FallbackTitleQuery extends TitleQuery {
+  fallbackFor?: IdQuery;
+}
+
 /** What the pre-pass asks: an id, or a title and year (deduplicated by normalised title and year). */
-export type PrepassQuery = IdQuery | TitleQuery;
+export type PrepassQuery = IdQuery | FallbackTitleQuery;
 
 const isIdQuery = (query: PrepassQuery): query is IdQuery => 'source' in query;
 
@@ -37,9 +42,13 @@ export function collectIdQueries(document: ImportDocument, into: Map<string, Pre
     const key = `${query.kind}:${query.source}:${query.id}`;
     if (!into.has(key)) into.set(key, query);
   };
-  const addTitle = (query: TitleQuery) => {
+  // A title asked for an item that also has an id (`fallbackFor`) is searched only if that id finds
+  // nothing; asked for an id-less item too, it is searched whatever.
+  const addTitle = (query: FallbackTitleQuery) => {
     const key = `${query.kind}:title:${titleYearKey(query.title, query.year)}`;
-    if (!into.has(key)) into.set(key, query);
+    const known = into.get(key) as FallbackTitleQuery | undefined;
+    if (!known) into.set(key, query);
+    else if (known.fallbackFor && !query.fallbackFor) into.set(key, { ...known, fallbackFor: undefined });
   };
   for (const ref of document.episodeRefs ?? []) {
     // The first id a catalog is most likely to answer by; one lookup per reference.
@@ -49,9 +58,11 @@ export function collectIdQueries(document: ImportDocument, into: Map<string, Pre
   for (const item of [...document.shows, ...document.titles]) {
     if (sourcesByKind[item.kind].some((source) => item.ids[source] !== undefined)) continue; // a row can be made from it
     const source = idSourcesByKind[item.kind].find((candidate) => item.ids[candidate] !== undefined);
-    if (source) add({ kind: item.kind, source, id: item.ids[source]! });
-    else if (item.kind !== 'show' && item.year !== undefined && Number.isInteger(item.year) && item.title.trim() !== '') {
-      addTitle({ kind: item.kind, title: item.title, year: item.year });
+    const byId: IdQuery | undefined = source ? { kind: item.kind, source, id: item.ids[source]! } : undefined;
+    if (byId) add(byId);
+    // Then by title and year: for a Grouvee game whose giantbomb id IGDB does not know, too.
+    if (item.kind !== 'show' && item.year !== undefined && Number.isInteger(item.year) && item.title.trim() !== '') {
+      addTitle({ kind: item.kind, title: item.title, year: item.year, fallbackFor: byId });
     }
   }
 }
@@ -67,6 +78,8 @@ async function unknownTitles(queries: TitleQuery[]): Promise<TitleQuery[]> {
   }
   return unknown;
 }
+
+const idKey = (query: IdQuery) => `${query.kind}:${query.source}:${query.id}`;
 
 /** The queries whose id no stored row has yet. */
 async function unknownQueries(queries: IdQuery[]): Promise<IdQuery[]> {
@@ -101,18 +114,22 @@ export async function resolveUnknownIds(catalog: CatalogService, queries: Map<st
   if (queries.size === 0) return { unknown: 0, asked: 0, found: 0 };
   const all = [...queries.values()];
   const idQueries = all.filter(isIdQuery);
-  const titleQueries = all.filter((query): query is TitleQuery => !isIdQuery(query));
+  const titleQueries = all.filter((query): query is FallbackTitleQuery => !isIdQuery(query));
   const unknown = idQueries.length > 0 ? await unknownQueries(idQueries) : [];
-  const unknownTitled = titleQueries.length > 0 ? await unknownTitles(titleQueries) : [];
   const asked = unknown.slice(0, importCatalogLookups.perRequest);
   if (unknown.length > asked.length) {
     logger?.warn(`import: ${unknown.length} ids unknown to the catalog, asking about the first ${asked.length} (importCatalogLookups.perRequest)`);
   }
+  const ids = asked.length > 0 ? await catalog.resolveIds(asked, importCatalogLookups.concurrent) : { found: 0 };
+  // Titles whose item's id is now known (stored before, or just answered) are not searched.
+  const fallbacks = titleQueries.flatMap((query) => query.fallbackFor ?? []);
+  const stillUnknown = new Set((fallbacks.length > 0 ? await unknownQueries(fallbacks) : []).map(idKey));
+  const needed = titleQueries.filter((query) => !query.fallbackFor || stillUnknown.has(idKey(query.fallbackFor)));
+  const unknownTitled = needed.length > 0 ? await unknownTitles(needed) : [];
   const searched = unknownTitled.slice(0, importCatalogLookups.perRequest - asked.length);
   if (unknownTitled.length > searched.length) {
     logger?.warn(`import: ${unknownTitled.length} titles unknown to the catalog, searching for ${searched.length} (importCatalogLookups.perRequest, ids first)`);
   }
-  const ids = asked.length > 0 ? await catalog.resolveIds(asked, importCatalogLookups.concurrent) : { found: 0 };
-  const titles = searched.length > 0 ? await catalog.matchTitles(searched, importCatalogLookups.concurrent) : { found: 0 };
+  const titles = searched.length > 0 ? await catalog.matchTitles(searched.map(({ kind, title, year }) => ({ kind, title, year })), importCatalogLookups.concurrent) : { found: 0 };
   return { unknown: unknown.length + unknownTitled.length, asked: asked.length + searched.length, found: ids.found + titles.found };
 }

@@ -234,6 +234,33 @@ describe('matching by title and year through the catalogs\' search', () => {
     expect(await db().game.count({ where: { igdbId: { in: [ids + 100, ids + 101, ids + 102, ids + 104] } } })).toBe(0);
   });
 
+  it('searches a Grouvee game by title and year when IGDB does not know its Giant Bomb id, and only then', async () => {
+    const account = await makeAccount();
+    const base = unique();
+    const ids = idBlock();
+    const released = Date.UTC(2007, 9, 10, 12) / 1000; // grouveeRow's release_date is 2007-10-10
+    const [known, fallback, lost] = [`Known ${base}`, `Fallback ${base}`, `Lost ${base}`];
+    const giantbomb = [ids + 500, ids + 501, ids + 502];
+    igdbData.games.push(
+      { id: ids, name: known, first_release_date: released, giantbombId: giantbomb[0] }, // IGDB knows the Giant Bomb id
+      { id: ids + 1, name: fallback, first_release_date: released }, // only by title and year
+    );
+    // The 20-column row with a giantbomb_id (its second-to-last column) and no igdb_id.
+    const rows = [known, fallback, lost].map((name, index) => grouveeRow(name, '', 'Played', '2021-04-03').replace(/,,$/, `,${giantbomb[index]},`));
+    const searches = () => igdb.seen('/games').filter((request) => request.body.startsWith('search')).map((request) => request.body);
+    const before = searches().length;
+
+    const response = await upload(app, '/api/import/grouvee', account.token, { 'grouvee.csv': bytes([grouveeHeader, ...rows].join('\n')) });
+    expect(response.status).toBe(200);
+    expect(response.json.unmatched).toEqual([expect.objectContaining({ kind: 'game', title: lost, ids: { giantbomb: giantbomb[2] } })]);
+    const library = await db().libraryItem.findMany({ where: { accountId: account.id }, include: { game: true } });
+    expect(library.map((row) => row.game!.igdbId).sort()).toEqual([ids, ids + 1]);
+    // The game IGDB found by its Giant Bomb id was not searched by title; the other two were.
+    const asked = searches().slice(before);
+    expect(asked).toHaveLength(2);
+    expect(asked.some((body) => body.includes(known))).toBe(false);
+  });
+
   it('a catalog that refuses every request leaves every film unmatched, and the import succeeds', async () => {
     const account = await makeAccount();
     const base = unique();
