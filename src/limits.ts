@@ -30,6 +30,11 @@ export const inputLengths = {
    * Grouvee's longest carry JSON lists of shelves, genres and developers.
    */
   importCsvRecord: 65_536,
+  /**
+   * An import item's own id or URI at its source (Grouvee id, Letterboxd URI, TV Time uuid): echoed
+   * in the report and kept with a pending import. Real ones are under 60 characters.
+   */
+  importSourceId: 500,
 } as const;
 
 /**

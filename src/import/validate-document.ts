@@ -1,10 +1,10 @@
 import { isImdbId } from '../catalog/catalog-file-schema.ts';
-import { catalogDateRange, catalogLengths, historyTimeRange, maxIntColumn } from '../limits.ts';
+import { catalogDateRange, catalogLengths, historyTimeRange, inputLengths, maxIntColumn } from '../limits.ts';
 import { exceedsLength, isCatalogDate, isHistoryTime, isIntColumnCount, isIntColumnId, isPosterUrl, quoted, shortenText } from '../value-bounds.ts';
 import { ImportFileError, type ImportDocument, type ImportEpisode, type ImportEpisodeIds, type ImportIds, type ImportShow, type ImportTitle, type ImportWatchEvent } from './import-document.ts';
 
 /** The problem with one external id (an int column id, or an IMDb id), or undefined when it is fine. */
-export function idProblem(source: string, id: unknown): string | undefined {
+function idProblem(source: string, id: unknown): string | undefined {
   if (source === 'imdb') return isImdbId(id) ? undefined : `imdb id ${quoted(String(id))} is not \`tt\` followed by 1 to 10 digits`;
   return isIntColumnId(id as number) ? undefined : `${source} id ${String(id)} is not a whole number from 1 to ${maxIntColumn}`;
 }
@@ -64,6 +64,7 @@ function checkItem(item: Item, fail: Fail): void {
   if (item.year !== undefined && !(Number.isInteger(item.year) && item.year >= 1 && item.year <= 9999)) fail(item, undefined, `the year ${item.year} is not a whole number from 1 to 9999`);
   checkText(item, undefined, 'title', item.title, catalogLengths.title, fail);
   if (item.title.trim() === '') fail(item, undefined, 'the title is empty');
+  if (item.sourceId !== undefined) checkText(item, undefined, 'source id', item.sourceId, inputLengths.importSourceId, fail);
   if (item.overview != null) checkText(item, undefined, 'overview', item.overview, catalogLengths.overview, fail);
   if (item.poster != null && !isPosterUrl(item.poster)) {
     fail(item, undefined, `the poster ${quoted(item.poster)} is not an http(s) URL of at most ${catalogLengths.posterUrl} characters`);

@@ -166,6 +166,19 @@ describe('the other sources go through the same check', () => {
     await expectNothingStored(account.id, { tvdb });
   });
 
+  it('Letterboxd: a film URI past 500 characters refuses the file; one of 500 is kept whole in the report', async () => {
+    const account = await makeAccount();
+    const uri = (length: number) => `https://boxd.it/${'x'.repeat(length - 16)}`;
+    const watched = (link: string) => bytes(`Date,Name,Year,Letterboxd URI\r\n2024-01-01,Nowhere ${unique()},1999,${link}\r\n`);
+    const refused = await upload(app, '/api/import/letterboxd', account.token, { 'watched.csv': watched(uri(501)) });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toMatch(/^watched\.csv: movie "Nowhere \d+": the source id is longer than 500 characters$/);
+    expect(await db().pendingImport.count({ where: { accountId: account.id } })).toBe(0);
+    const kept = await upload(app, '/api/import/letterboxd', account.token, { 'watched.csv': watched(uri(500)) });
+    expect(kept.status).toBe(200);
+    expect(kept.json.unmatched).toEqual([expect.objectContaining({ sourceId: uri(500) })]);
+  });
+
   it('Grouvee: a game name of 501 characters, and a release date before 1800', async () => {
     const account = await makeAccount();
     const igdb = unique();
