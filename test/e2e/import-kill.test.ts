@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
-import { startServer, type ServerProcess } from '../support/processes.ts';
+import type { ServerProcess } from '../support/processes.ts';
+import { serverProcesses } from '../support/server-processes.ts';
 import { multipart } from '../support/upload.ts';
 import { json, traktEpisodePlay, traktMoviePlay, traktShow } from '../import/fixtures.ts';
 
@@ -18,22 +19,7 @@ import { json, traktEpisodePlay, traktMoviePlay, traktShow } from '../import/fix
  */
 const config = await useTestDatabase();
 initSecretKey(config);
-const serverEnv = {
-  AIRDATE_DATA_DIR: config.dataDir,
-  DATABASE_URL: config.database.url,
-  AIRDATE_LOG_LEVEL: 'warn',
-  AIRDATE_RATE_LIMIT_PER_MINUTE: '0',
-};
-const running: ServerProcess[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => (server.child.exitCode === null ? server.stop() : null)));
-});
-
-async function serve(): Promise<ServerProcess> {
-  const server = await startServer(serverEnv);
-  running.push(server);
-  return server;
-}
+const serve = serverProcesses(config);
 
 const files = 5;
 const playsPerFile = 3_000;
@@ -148,7 +134,6 @@ describe('an import killed mid-way (SIGKILL)', () => {
     expect(all).toEqual({ library: 5 * showsPerFile + 500, watchStates: 5 * 2_700 + 500, history: 5 * playsPerFile, catalogShows: 5 * showsPerFile, catalogMovies: 500 });
     expect(answer.json.imported.history).toBe(5 * playsPerFile);
     await server.stop();
-    running.length = 0;
 
     // Killed at points spread over the writing: early, half-way, late.
     const killed: { accountId: number; token: string; upload: number }[] = [];
@@ -165,8 +150,7 @@ describe('an import killed mid-way (SIGKILL)', () => {
       await new Promise((resolve) => setTimeout(resolve, fraction * writeTime));
       victim.child.kill('SIGKILL');
       await exited;
-      running.length = 0;
-      // Killed before its answer (else this trial says nothing): none of the upload is there.
+        // Killed before its answer (else this trial says nothing): none of the upload is there.
       expect(await request).toBe('cut off');
       expect(await holdings(account.id, upload), `killed at ${fraction} of the writing`).toEqual(nothing);
       killed.push({ accountId: account.id, token: account.token, upload });

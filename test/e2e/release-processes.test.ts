@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import { updateAccount } from '../../src/services/accounts.ts';
@@ -7,7 +7,8 @@ import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';
 import { jobRowsFor } from '../support/jobs.ts';
 import { jobNames } from '../../src/jobs/release-jobs.ts';
-import { startServer, type ServerProcess } from '../support/processes.ts';
+import type { ServerProcess } from '../support/processes.ts';
+import { serverProcesses } from '../support/server-processes.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
@@ -18,28 +19,15 @@ import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 const config = await useTestDatabase();
 initSecretKey(config);
 
-const serverEnv = {
-  AIRDATE_DATA_DIR: config.dataDir,
-  DATABASE_URL: config.database.url,
+const startWith = serverProcesses(config, {
   AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback',
   // A short delivery timeout makes the lock of a killed worker's delivery expire within seconds.
   AIRDATE_WEBHOOK_TIMEOUT_MS: '1500',
   AIRDATE_JOB_POLL_MS: '200',
-  AIRDATE_LOG_LEVEL: 'warn',
-  AIRDATE_RATE_LIMIT_PER_MINUTE: '0',
-};
-const today = new Date().toISOString().slice(0, 10);
-const running: ServerProcess[] = [];
-
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => (server.child.exitCode === null ? server.stop() : null)));
 });
+const today = new Date().toISOString().slice(0, 10);
 
-async function serve(role: 'all' | 'web' | 'worker' = 'all'): Promise<ServerProcess> {
-  const server = await startServer({ ...serverEnv, AIRDATE_ROLE: role });
-  running.push(server);
-  return server;
-}
+const serve = (role: 'all' | 'web' | 'worker' = 'all') => startWith({ AIRDATE_ROLE: role });
 
 async function sync(server: ServerProcess, token: string) {
   const response = await fetch(`${server.baseUrl}/api/machine/sync`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
