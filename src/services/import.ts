@@ -234,6 +234,12 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
     work.unmatchedItems.push({ ...entry, source: document.source, item });
   };
   const matched = (entry: ImportUnmatched) => work.matchedItems.push({ ...entry, source: document.source });
+  /** `items` by the row each resolved to (itemsById), each noted as matched or unmatched. */
+  const sorted = <T extends ImportShow | ImportTitle>(items: T[], ids: (number | undefined)[]): Map<number, T[]> => {
+    const byId = itemsById(items, ids, (item) => unmatched(unmatchedEntry(file, item), item));
+    for (const same of byId.values()) for (const item of same) matched(unmatchedEntry(file, item));
+    return byId;
+  };
   /** Follow states and watch data of one slice; every item of the document is in exactly one. */
   const applySlice = async (follows: FollowTarget[], watches: WatchTarget[]) => {
     changes.library += await applyFollowStates(tx, accountId, follows, now);
@@ -246,8 +252,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
 
   const showIds = await resolveItems(tx, 'show', document.shows, now);
   changes.catalog += showIds.changes;
-  const showsById = itemsById(document.shows, showIds.ids, (show) => unmatched(unmatchedEntry(file, show), show));
-  for (const shows of showsById.values()) for (const show of shows) matched(unmatchedEntry(file, show));
+  const showsById = sorted(document.shows, showIds.ids);
   for (const slice of slices(showsById, (shows) => shows.reduce((sum, show) => sum + show.episodes.length, 1))) {
     const follows: FollowTarget[] = [];
     const wanted: WantedEpisode[] = [];
@@ -295,8 +300,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
     const titles = document.titles.filter((title) => title.kind === kind);
     const resolved = await resolveItems(tx, kind, titles, now);
     changes.catalog += resolved.changes;
-    const titlesById = itemsById(titles, resolved.ids, (title) => unmatched(unmatchedEntry(file, title), title));
-    for (const same of titlesById.values()) for (const title of same) matched(unmatchedEntry(file, title));
+    const titlesById = sorted(titles, resolved.ids);
     for (const slice of slices(titlesById, (same) => same.reduce((sum, title) => sum + title.history.length, 1))) {
       const follows: FollowTarget[] = [];
       const watches: WatchTarget[] = [];
