@@ -22,6 +22,18 @@ const optionalText = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 
+/** `true`/`false` (also 1/0, yes/no, on/off); unset or empty is false. */
+const booleanSetting = z
+  .string()
+  .optional()
+  .transform((value, context) => {
+    const text = (value ?? '').trim().toLowerCase();
+    if (['', 'false', '0', 'no', 'off'].includes(text)) return false;
+    if (['true', '1', 'yes', 'on'].includes(text)) return true;
+    context.addIssue({ code: 'custom', message: 'must be true or false' });
+    return z.NEVER;
+  });
+
 const httpUrl = z
   .string()
   .refine((value) => /^https?:\/\/[^\s]+$/.test(value), 'must be an http:// or https:// URL')
@@ -67,6 +79,17 @@ const environmentSchema = z.object({
   AIRDATE_JOB_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(2000),
   AIRDATE_WEBHOOK_ALLOWED_HOSTS: z.string().default('external,private'),
   AIRDATE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  AIRDATE_PUBLIC_URL: optionalText.refine(
+    (value) => value === undefined || /^https?:\/\/[^/?#\s]+\/?$/.test(value),
+    'must be the origin people open, e.g. https://airdate.example.com (no path)',
+  ),
+  AIRDATE_TRUST_PROXY: booleanSetting,
+  AIRDATE_OPEN_SIGNUP: booleanSetting,
+  AIRDATE_OIDC_ISSUER: optionalText.refine((value) => value === undefined || /^https?:\/\/\S+$/.test(value), 'must be an http(s) URL'),
+  AIRDATE_OIDC_CLIENT_ID: optionalText,
+  AIRDATE_OIDC_CLIENT_SECRET: optionalText,
+  AIRDATE_OIDC_CREATE_USERS: booleanSetting,
+  AIRDATE_OIDC_LABEL: optionalText,
 });
 
 /** The server's whole configuration, parsed once from the environment. */
@@ -107,6 +130,17 @@ export interface Config {
     policy: TargetPolicy;
     timeoutMs: number;
   };
+  /** The web app's sign-in (docs/accounts.md). */
+  web: {
+    /** The origin people open (no trailing slash); undefined: taken from each request's Host. */
+    publicUrl: string | undefined;
+    /** Believe X-Forwarded-For / X-Forwarded-Proto / X-Forwarded-Host (behind a reverse proxy). */
+    trustProxy: boolean;
+    /** Anyone who opens the sign-in page may create an account. */
+    openSignup: boolean;
+    /** OpenID Connect single sign-on; undefined when AIRDATE_OIDC_ISSUER is unset. */
+    oidc: { issuer: string; clientId: string; clientSecret: string | undefined; createUsers: boolean; label: string } | undefined;
+  };
 }
 
 /** Parses `env` (normally `process.env`); throws ConfigError naming every bad variable. */
@@ -121,6 +155,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookPolicy = parseTargetPolicy(values.AIRDATE_WEBHOOK_ALLOWED_HOSTS);
   } catch (error) {
     throw new ConfigError([(error as Error).message]);
+  }
+  if (values.AIRDATE_OIDC_ISSUER !== undefined && values.AIRDATE_OIDC_CLIENT_ID === undefined) {
+    throw new ConfigError(['AIRDATE_OIDC_CLIENT_ID: required when AIRDATE_OIDC_ISSUER is set']);
   }
   const dataDir = path.resolve(values.AIRDATE_DATA_DIR);
   return {
@@ -163,6 +200,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     jobs: { role: values.AIRDATE_ROLE, mongodbUrl: values.AIRDATE_MONGODB_URL, pollMs: values.AIRDATE_JOB_POLL_MS },
     webhooks: { policy: webhookPolicy, timeoutMs: values.AIRDATE_WEBHOOK_TIMEOUT_MS },
+    web: {
+      publicUrl: values.AIRDATE_PUBLIC_URL?.replace(/\/+$/, ''),
+      trustProxy: values.AIRDATE_TRUST_PROXY,
+      openSignup: values.AIRDATE_OPEN_SIGNUP,
+      oidc:
+        values.AIRDATE_OIDC_ISSUER === undefined
+          ? undefined
+          : {
+              issuer: values.AIRDATE_OIDC_ISSUER,
+              clientId: values.AIRDATE_OIDC_CLIENT_ID!,
+              clientSecret: values.AIRDATE_OIDC_CLIENT_SECRET,
+              createUsers: values.AIRDATE_OIDC_CREATE_USERS,
+              label: values.AIRDATE_OIDC_LABEL ?? 'Single sign-on',
+            },
+    },
   };
 }
 
