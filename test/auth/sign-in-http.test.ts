@@ -80,6 +80,14 @@ describe('signIn', () => {
   });
 });
 
+describe('signUp when AIRDATE_OPEN_SIGNUP is off (the default)', () => {
+  it('is refused with 403 FORBIDDEN and creates nothing', async () => {
+    const answer = await new Browser(app).graphql('mutation { signUp(name: "uninvited", password: "long enough pw") { name } }');
+    expect([answer.status, answer.json.errors[0].extensions.code]).toEqual([403, 'FORBIDDEN']);
+    expect(await db().account.count({ where: { name: 'uninvited' } })).toBe(0);
+  });
+});
+
 describe('the sign-in limit per address', () => {
   it(`refuses an address after ${signInFailures.perAddress.points} failures, whatever the names`, async () => {
     const limiter = createSignInLimiter({ pool: postgresCountersPool(), logger: app.logger });
