@@ -60,7 +60,7 @@ export async function createApp(config: Config): Promise<App> {
   initSessions(config.web);
   const catalog = createCatalogService(await createCatalogProviders(config, logger), logger);
   const jobs = await createScheduler(config, { catalog, logger });
-  const services = { catalog, jobs };
+  const services = { catalog, jobs, webhooks: { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs } };
 
   const signInLimiter = createSignInLimiter({ pool: postgresCountersPool(), logger });
   const graphqlEndpoint = createGraphQLEndpoint({ config, logger, services, signInLimiter });

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { AuthenticatedAccount } from '../services/tokens.ts';
 import type { CatalogService } from '../services/catalog.ts';
 import type { JobQueue } from '../jobs/scheduler.ts';
+import type { WebhookTarget } from '../services/test-notification.ts';
 
 /**
  * What every GraphQL operation runs with; the edge (HTTP or REST facade) authenticates first.
@@ -13,7 +14,7 @@ import type { JobQueue } from '../jobs/scheduler.ts';
  */
 export interface GraphQLContext {
   account: AuthenticatedAccount;
-  services: { catalog: CatalogService; jobs: JobQueue };
+  services: { catalog: CatalogService; jobs: JobQueue; webhooks: WebhookTarget };
   /** Where writes come from, for the watch history: `api` (REST) or `graphql`. */
   source: 'api' | 'graphql';
   /** The web app's side of a /graphql request (sign-in, sessions); absent for the REST facade. */

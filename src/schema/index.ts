@@ -12,6 +12,7 @@ import './export.ts';
 import './calendar.ts';
 import './notifications.ts';
 import './pending-imports.ts';
+import './webhook-test.ts';
 
 /** The Airdate GraphQL schema: served at /graphql and run by the REST facade. */
 export const schema = builder.toSchema({ sortSchema: true });

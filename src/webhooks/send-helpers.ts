@@ -1,24 +1,26 @@
 import type { Readable } from 'node:stream';
 
-/** Most of a receiver's answer body that is read (and thrown away). */
+/** Most of a receiver's answer body that is read (kept only for a test notification's report). */
 export const maxResponseBytes = 4096;
 
 /** The target is not allowed by the policy: a final failure, not worth retrying. */
 export class PolicyRefusal extends Error {}
 
 /**
- * Reads and discards up to {@link maxResponseBytes} of `stream`, then stops. Resolves when the
- * body ended, the cap was reached, or the stream failed or closed; never rejects.
+ * Reads up to {@link maxResponseBytes} of `stream`, then stops, and resolves with what it read.
+ * Resolves when the body ended, the cap was reached, or the stream failed or closed; never rejects.
  */
-export function readCapped(stream: Readable): Promise<void> {
+export function readCapped(stream: Readable): Promise<Buffer> {
   return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
     let received = 0;
     const done = () => {
       stream.off('data', onData);
       stream.pause();
-      resolve();
+      resolve(Buffer.concat(chunks).subarray(0, maxResponseBytes));
     };
     const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
       received += chunk.length;
       if (received >= maxResponseBytes) done();
     };

@@ -23,6 +23,11 @@ export interface SendResult {
   error: string | null;
   /** What the receiver's Retry-After asked for, in milliseconds, or null. */
   retryAfterMs: number | null;
+  /**
+   * The start of the receiver's answer body (up to maxResponseBytes, decoded as UTF-8), or null
+   * when no answer arrived. Shown by a test notification; the delivery log does not keep it.
+   */
+  responseBody: string | null;
 }
 
 /**
@@ -158,6 +163,7 @@ interface Answer {
   statusMessage: string;
   location: string | undefined;
   retryAfter: string | undefined;
+  body: string;
 }
 
 /** One request over a fresh connection (no agent pool: every socket is checked afresh). */
@@ -208,10 +214,12 @@ function exchange(props: ExchangeProps): Promise<Answer> {
         statusMessage: response.statusMessage ?? '',
         location: response.headers.location,
         retryAfter: response.headers['retry-after'],
+        body: '',
       };
-      // The body means nothing to us; a few KB are read so the answer completes, then the
-      // connection is closed, so a huge answer can neither hold memory nor the attempt.
-      void readCapped(response).then(() => {
+      // A few KB are read so the answer completes (and a test notification can show them), then
+      // the connection is closed, so a huge answer can neither hold memory nor the attempt.
+      void readCapped(response).then((bytes) => {
+        answer!.body = bytes.toString('utf8');
         request.destroy();
         resolve(answer!);
       });
@@ -220,6 +228,10 @@ function exchange(props: ExchangeProps): Promise<Answer> {
 }
 
 function classifyAnswer(answer: Answer, now: Date): Omit<SendResult, 'durationMs'> {
+  return { ...classifyStatus(answer, now), responseBody: answer.body };
+}
+
+function classifyStatus(answer: Answer, now: Date): Omit<SendResult, 'durationMs' | 'responseBody'> {
   const { status } = answer;
   const statusCode = status;
   const described = `the receiver answered HTTP ${status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}`.slice(0, 200);
@@ -236,11 +248,11 @@ function classifyAnswer(answer: Answer, now: Date): Omit<SendResult, 'durationMs
 }
 
 function failed(error: string): Omit<SendResult, 'durationMs'> {
-  return { outcome: 'failed', statusCode: null, error, retryAfterMs: null };
+  return { outcome: 'failed', statusCode: null, error, retryAfterMs: null, responseBody: null };
 }
 
 function retry(error: string): Omit<SendResult, 'durationMs'> {
-  return { outcome: 'retry', statusCode: null, error, retryAfterMs: null };
+  return { outcome: 'retry', statusCode: null, error, retryAfterMs: null, responseBody: null };
 }
 
 class DeadlineExceeded extends Error {}

@@ -16,7 +16,7 @@ describe('sendWebhook deliveries', () => {
   it('POSTs the exact body with signed headers the official library verifies', async () => {
     const receiver = await startReceiver();
     const result = await send(`${receiver.url}/hooks/airdate?x=1`);
-    expect(result).toEqual({ outcome: 'success', statusCode: 204, durationMs: expect.any(Number), error: null, retryAfterMs: null });
+    expect(result).toEqual({ outcome: 'success', statusCode: 204, durationMs: expect.any(Number), error: null, retryAfterMs: null, responseBody: '' });
     expect(receiver.requests).toHaveLength(1);
     const [request] = receiver.requests;
     expect(request!.method).toBe('POST');
