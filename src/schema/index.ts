@@ -13,6 +13,7 @@ import './calendar.ts';
 import './notifications.ts';
 import './pending-imports.ts';
 import './webhook-test.ts';
+import './account-links.ts';
 
 /** The Airdate GraphQL schema: served at /graphql and run by the REST facade. */
 export const schema = builder.toSchema({ sortSchema: true });
