@@ -2,6 +2,9 @@ import { AppError } from './errors.ts';
 import type { Config } from './config.ts';
 import { closeDatabase, db, openDatabase, postgresCountersPool } from './db/client.ts';
 import { initSecretKey } from './auth/secret-key.ts';
+import { initSessions } from './auth/sessions.ts';
+import { createOidcRoutes } from './http/oidc-routes.ts';
+import { clientAddress } from './http/public-origin.ts';
 import { authenticateRequest, redactedPath, type TokenPlacement } from './http/authenticate.ts';
 import { errorResponse, HttpError, json } from './http/responses.ts';
 import { quotedPath } from './http/request-target.ts';
@@ -21,7 +24,8 @@ import { rateLimitWindowSeconds } from './limits.ts';
 
 /** The whole server, built without listening: tests call `fetch` in-process. */
 export interface App {
-  fetch(request: Request): Promise<Response>;
+  /** `context.clientAddress`: the socket's peer address (http/node-server.ts), for sessions. */
+  fetch(request: Request, context?: { clientAddress?: string }): Promise<Response>;
   /** Stops the job system (draining running jobs), then closes the database. */
   close(): Promise<void>;
   logger: Logger;
@@ -43,6 +47,7 @@ export async function createApp(config: Config): Promise<App> {
   const logger = createLogger(config.logLevel);
   await openDatabase(config, { migrate: true });
   initSecretKey(config);
+  initSessions(config.web);
   const catalog = createCatalogService(await createCatalogProviders(config, logger), logger);
   const jobs = await createScheduler(config, { catalog, logger });
   const services = { catalog, jobs };
@@ -61,6 +66,9 @@ export async function createApp(config: Config): Promise<App> {
     return account;
   };
 
+  const oidc = createOidcRoutes({ web: config.web, logger });
+  oidc.warmUp();
+
   const machine = createMachineHandlers({ schema, logger, maxJsonBytes: config.limits.maxJsonBytes });
   const routes = new Map<string, Route>([
     ['/api/machine/summary', { auth: 'header-or-query', methods: { GET: machine.summary } }],
@@ -75,9 +83,11 @@ export async function createApp(config: Config): Promise<App> {
     ['/api/export', { auth: 'header-only', methods: { GET: createExportHandler({ schema, logger }) } }],
   ]);
 
-  async function route(request: Request, url: URL): Promise<Response> {
+  async function route(request: Request, url: URL, socketAddress: string | undefined): Promise<Response> {
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     if (path === '/graphql') return graphql(request, url);
+    const signOn = oidc.handle(request, url, path, clientAddress(request, config.web, socketAddress));
+    if (signOn) return signOn;
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (path === '/healthz' || path === '/readyz') {
       if (method !== 'GET') throw methodNotAllowed(request, ['GET']);
@@ -100,13 +110,13 @@ export async function createApp(config: Config): Promise<App> {
   return {
     logger,
     jobs,
-    async fetch(request) {
+    async fetch(request, context) {
       const started = performance.now();
       let url: URL | undefined;
       let response: Response;
       try {
         url = requestUrl(request);
-        response = await route(request, url);
+        response = await route(request, url, context?.clientAddress);
       } catch (error) {
         if (error instanceof HttpError) {
           response = errorResponse(error.status, error.message, error.headers);
