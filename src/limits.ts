@@ -91,6 +91,10 @@ export const listLimits = {
   history: { default: 10, max: 1_000 },
   /** `Account.pendingImports(first, offset)`: unmatched import items still waiting for a catalog. */
   pendingImports: { default: 50, max: 500 },
+  /** `accounts(first, offset)`: the administration page's list. */
+  adminAccounts: { default: 50, max: 500 },
+  /** `Account.sessions` (no arguments): the newest `max` sessions; an account rarely has more than a few. */
+  accountSessions: { default: 100, max: 100 },
 } as const;
 
 /**

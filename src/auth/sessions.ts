@@ -44,22 +44,31 @@ function cookieAttributes(request: Request, maxAgeSeconds: number): string {
   return `Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
-/**
- * Starts a session for `accountId` and returns the `Set-Cookie` header value that carries it.
- * Also removes the account's sessions that have expired (no separate cleanup job is needed).
- */
-export async function startSession(props: {
+/** What startSession takes. */
+export interface StartSessionProps {
   accountId: number;
   method: SessionMethod;
   /** The sign-in request: its public origin names the cookie, its User-Agent is kept for the session list. */
   request: Request;
   /** Kept for the session list (public-origin.ts clientAddress). */
   clientAddress: string | undefined;
-}): Promise<string> {
+}
+
+/**
+ * Starts a session for `accountId` and returns the `Set-Cookie` header value that carries it.
+ * Also removes the account's sessions that have expired (no separate cleanup job is needed).
+ */
+export async function startSession(props: StartSessionProps): Promise<string> {
+  return (await openSession(props)).cookie;
+}
+
+/** startSession, also giving the new row's id (the GraphQL operations mark it `current`). */
+export async function openSession(props: StartSessionProps): Promise<{ cookie: string; sessionId: number }> {
   const value = randomBytes(32).toString('base64url');
   const now = new Date();
   const userAgent = props.request.headers.get('user-agent');
-  await db().session.create({
+  const { id } = await db().session.create({
+    select: { id: true },
     data: {
       accountId: props.accountId,
       digest: sha256Hex(value),
@@ -72,7 +81,7 @@ export async function startSession(props: {
     },
   });
   await db().session.deleteMany({ where: { accountId: props.accountId, OR: expiredWhere(now) } });
-  return `${sessionCookieName(props.request)}=${value}; ${cookieAttributes(props.request, Math.floor(sessionTimes.absoluteMs / 1000))}`;
+  return { cookie: `${sessionCookieName(props.request)}=${value}; ${cookieAttributes(props.request, Math.floor(sessionTimes.absoluteMs / 1000))}`, sessionId: id };
 }
 
 /** `Set-Cookie` value that removes the session cookie from the browser. */
