@@ -37,6 +37,18 @@ async function sessionCookieFor(accountId: number): Promise<string> {
   return header.split(';')[0]!;
 }
 
+/** A GraphQL query as the web app sends it: the session cookie and our own Origin (CSRF check). */
+async function graphqlWithCookie(target: App, cookie: string, query: string) {
+  const response = await target.fetch(
+    new Request(`${airdateOrigin}/graphql`, {
+      method: 'POST',
+      headers: { cookie, origin: airdateOrigin, 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    }),
+  );
+  return { status: response.status, json: (await response.json()) as any };
+}
+
 async function accountOfSession(cookie: string | undefined) {
   expect(cookie).toBeDefined();
   const session = await sessionFromRequest(new Request(`${airdateOrigin}/`, { headers: { cookie: cookie! } }));
@@ -64,6 +76,11 @@ describe('single sign-on with account creation on', () => {
     expect((await accountOfSession(run.sessionCookie))?.id).toBe(account.id);
     const sessions = await db().session.findMany({ where: { accountId: account.id } });
     expect(sessions.map((session) => [session.method, session.userAgent])).toEqual([['oidc', 'oidc-test-browser']]);
+
+    // The session works where the web app uses it.
+    const viewer = await graphqlWithCookie(app, run.sessionCookie!, '{ viewer { name role ssoLinked hasPassword } authInfo { signedIn } }');
+    expect(viewer.status).toBe(200);
+    expect(viewer.json.data).toEqual({ viewer: { name: username, role: 'USER', ssoLinked: true, hasPassword: false }, authInfo: { signedIn: true } });
 
     // The next sign-in of the same person reaches the same account, not a second one.
     const again = await runSignIn(app, provider, { username: alice.sub });
@@ -102,6 +119,19 @@ describe('single sign-on with account creation on', () => {
   });
 });
 
+describe('authInfo.sso', () => {
+  it('offers the SSO button (label and start URL) to anyone', async () => {
+    const response = await app.fetch(
+      new Request(`${airdateOrigin}/graphql`, {
+        method: 'POST',
+        headers: { origin: airdateOrigin, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ authInfo { signedIn sso { label startUrl } } }' }),
+      }),
+    );
+    expect(await response.json()).toEqual({ data: { authInfo: { signedIn: false, sso: { label: 'Single sign-on', startUrl: '/auth/oidc/start' } } } });
+  });
+});
+
 describe('single sign-on with account creation off', () => {
   it('refuses a person no account is linked to, with a message to ask an administrator', async () => {
     const carol = person({ preferred_username: 'carol' });
@@ -131,6 +161,8 @@ describe('single sign-on with account creation off', () => {
 
     const signIn = await runSignIn(closedApp, provider, { username: erin.sub });
     expect((await accountOfSession(signIn.sessionCookie))?.id).toBe(account.id);
+    const viewer = await graphqlWithCookie(closedApp, signIn.sessionCookie!, '{ viewer { name ssoLinked } }');
+    expect(viewer.json.data).toEqual({ viewer: { name: account.name, ssoLinked: true } });
   });
 
   it('refuses to link an identity another account holds, and linking without a session', async () => {
