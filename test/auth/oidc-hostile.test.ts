@@ -1,12 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.ts';
+import { describe, expect, it } from 'vitest';
+import { createApp, type App } from '../../src/app.ts';
 import { encryptSecret } from '../../src/auth/crypto.ts';
 import { createOidcClient } from '../../src/auth/oidc.ts';
 import { secretKey } from '../../src/auth/secret-key.ts';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { initSessions } from '../../src/auth/sessions.ts';
+import { ConfigError, loadConfig, type Config } from '../../src/config.ts';
 import { db } from '../../src/db/client.ts';
 import { createLogger } from '../../src/log.ts';
 import { useTestApp } from '../support/database.ts';
@@ -23,6 +24,21 @@ function person() {
   const sub = `sub-${randomUUID()}`;
   provider.addAccount({ sub, preferred_username: `p-${sub.slice(4, 12)}` });
   return { sub, subject: `${provider.issuer} ${sub}` };
+}
+
+/**
+ * Runs `work` on another app over the same database with other settings, then stops its jobs.
+ * (createApp also points the session cookie's naming at its settings: the file's own app is made
+ * current again afterwards.)
+ */
+async function withApp(settings: Config, work: (other: App) => Promise<void>): Promise<void> {
+  const other = await createApp(settings);
+  try {
+    await work(other);
+  } finally {
+    await other.jobs.stop(2_000);
+    initSessions(config.web);
+  }
 }
 
 /** A port nothing listens on: bound, then released. */
@@ -124,35 +140,35 @@ describe('the routes themselves', () => {
   });
 
   it('sends the state cookie as __Host- and Secure when the public origin is https', async () => {
-    const secure = await createApp({ ...config, web: { ...config.web, publicUrl: 'https://airdate.example' } });
-    afterAll(() => secure.jobs.stop(2_000));
-    const start = await secure.fetch(new Request(`${airdateOrigin}/auth/oidc/start`));
-    expect(start.status).toBe(302);
-    expect(new URL(start.headers.get('location')!).searchParams.get('redirect_uri')).toBe('https://airdate.example/auth/oidc/callback');
-    expect(start.headers.getSetCookie()[0]).toMatch(/^__Host-airdate_oidc=v1\.[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=600; Secure$/);
+    await withApp({ ...config, web: { ...config.web, publicUrl: 'https://airdate.example' } }, async (secure) => {
+      const start = await secure.fetch(new Request(`${airdateOrigin}/auth/oidc/start`));
+      expect(start.status).toBe(302);
+      expect(new URL(start.headers.get('location')!).searchParams.get('redirect_uri')).toBe('https://airdate.example/auth/oidc/callback');
+      expect(start.headers.getSetCookie()[0]).toMatch(/^__Host-airdate_oidc=v1\.[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=600; Secure$/);
+    });
   });
 
   it('redirects to the sign-in page when single sign-on is not configured', async () => {
-    const plain = await createApp({ ...config, web: { ...config.web, oidc: undefined } });
-    afterAll(() => plain.jobs.stop(2_000));
-    for (const path of ['/auth/oidc/start', '/auth/oidc/callback?code=x&state=y']) {
-      const response = await navigate(plain, path);
-      expect(signInError(response.location)).toBe('single sign-on is not configured on this server');
-    }
+    await withApp({ ...config, web: { ...config.web, oidc: undefined } }, async (plain) => {
+      for (const path of ['/auth/oidc/start', '/auth/oidc/callback?code=x&state=y']) {
+        const response = await navigate(plain, path);
+        expect(signInError(response.location)).toBe('single sign-on is not configured on this server');
+      }
+    });
   });
 });
 
 describe('a provider that is down', () => {
   it('lets the server start; the start route redirects with a clear message', async () => {
     const issuer = `http://127.0.0.1:${await closedPort()}`;
-    const down = await createApp({ ...config, web: { ...config.web, oidc: { ...config.web.oidc!, issuer } } });
-    afterAll(() => down.jobs.stop(2_000));
-    expect((await down.fetch(new Request(`${airdateOrigin}/healthz`))).status).toBe(200);
-    const start = await navigate(down, '/auth/oidc/start?returnTo=/admin');
-    expect(start.status).toBe(302);
-    expect(signInError(start.location)).toMatch(/^single sign-on is unavailable: the identity provider could not be reached \(.+\); try again later$/);
-    // No sign-in state is left behind: the cookie is removed, not set.
-    expect(start.cookies.get('airdate_oidc')).toBe('');
+    await withApp({ ...config, web: { ...config.web, oidc: { ...config.web.oidc!, issuer } } }, async (down) => {
+      expect((await down.fetch(new Request(`${airdateOrigin}/healthz`))).status).toBe(200);
+      const start = await navigate(down, '/auth/oidc/start?returnTo=/admin');
+      expect(start.status).toBe(302);
+      expect(signInError(start.location)).toMatch(/^single sign-on is unavailable: the identity provider could not be reached \(.+\); try again later$/);
+      // No sign-in state is left behind: the cookie is removed, not set.
+      expect(start.cookies.get('airdate_oidc')).toBe('');
+    });
   });
 
   it('is asked again after the pause, and works once it is up', async () => {
@@ -166,12 +182,16 @@ describe('a provider that is down', () => {
       response.end(JSON.stringify({ issuer: late.issuer, authorization_endpoint: `${late.issuer}/auth`, token_endpoint: `${late.issuer}/token` }));
     });
     await new Promise<void>((resolve) => revived.listen(Number(port), '127.0.0.1', resolve));
-    afterAll(() => new Promise((resolve) => revived.close(resolve)));
-    // Within the pause the failure is remembered, not retried on every click.
-    await expect(client.begin(callbackUrl)).rejects.toThrow(/single sign-on is unavailable/);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const { url } = await client.begin(callbackUrl);
-    expect(url.href.startsWith(`${late.issuer}/auth?`)).toBe(true);
+    try {
+      // Within the pause the failure is remembered, not retried on every click.
+      await expect(client.begin(callbackUrl)).rejects.toThrow(/single sign-on is unavailable/);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const { url } = await client.begin(callbackUrl);
+      expect(url.href.startsWith(`${late.issuer}/auth?`)).toBe(true);
+    } finally {
+      revived.closeAllConnections();
+      await new Promise((resolve) => revived.close(resolve));
+    }
   });
 });
 
