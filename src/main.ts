@@ -54,13 +54,14 @@ async function serve(config: Config): Promise<number> {
   });
   const { port } = server.address() as AddressInfo;
   const origin = config.web.publicUrl ?? `http://localhost:${port}`;
+  // First run: the only way to the first (administrator) account is this one-time link. Printed
+  // with the listening line, whatever the log level: the person starting the server needs it.
+  const firstRun = await setupLinkForServer({ origin, inviteOtherwise: false });
   process.stdout.write(
     `Airdate listening on http://localhost:${port} (the web app at ${origin}/, GraphiQL at /graphql)` +
-      (role === 'web' ? ' (AIRDATE_ROLE=web: jobs run in worker processes)\n' : '\n'),
+      (role === 'web' ? ' (AIRDATE_ROLE=web: jobs run in worker processes)\n' : '\n') +
+      (firstRun ? `No account yet: open ${firstRun.url} within an hour to create the administrator\n` : ''),
   );
-  // First run: the only way to the first (administrator) account is this one-time link.
-  const firstRun = await setupLinkForServer({ origin, inviteOtherwise: false });
-  if (firstRun) app.logger.warn(`No account yet: open ${firstRun.url} within an hour to create the administrator`);
   return new Promise<number>((resolve) => {
     // Graceful: stop accepting requests and let those in progress finish (an import may take a
     // while; bounded), let running jobs finish (app.close drains them), then close the database.
