@@ -10,6 +10,9 @@ import { createLogger, type Logger } from './log.ts';
 import { createMachineHandlers, type MachineHandler } from './rest/machine-routes.ts';
 import { createImportHandler } from './rest/import-route.ts';
 import { createGraphQLEndpoint } from './http/graphql-endpoint.ts';
+import { clientAddress } from './http/public-origin.ts';
+import { initSessions, sessionCookieValue, sessionFromRequest } from './auth/sessions.ts';
+import { createSignInLimiter } from './auth/sign-in-limit.ts';
 import { availableImportSources } from './import/import-sources.ts';
 import { createCalendarHandler } from './rest/calendar-route.ts';
 import { createExportHandler } from './rest/export-route.ts';
@@ -24,7 +27,11 @@ import { projectRoot } from './paths.ts';
 
 /** The whole server, built without listening: tests call `fetch` in-process. */
 export interface App {
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Answers one request; never throws. `clientAddress`: the peer's address as the socket saw it
+   * (src/http/node-server.ts), for the sign-in rate limit and the session list.
+   */
+  fetch(request: Request, context?: RequestContext): Promise<Response>;
   /** Stops the job system (draining running jobs), then closes the database. */
   close(): Promise<void>;
   logger: Logger;
@@ -32,9 +39,16 @@ export interface App {
   jobs: Scheduler;
 }
 
+/** What the server knows of a request beyond the request itself. */
+export interface RequestContext {
+  clientAddress?: string | undefined;
+}
+
 interface Route {
   /** Where the token may come from. */
   auth: TokenPlacement;
+  /** Also accepts the web app's session cookie (a GET only: a link the browser follows). */
+  session?: true;
   methods: Partial<Record<'GET' | 'POST', MachineHandler>>;
 }
 
@@ -52,11 +66,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger = createLogger(config.logLevel);
   await openDatabase(config, { migrate: true });
   initSecretKey(config);
+  initSessions(config.web);
   const catalog = createCatalogService(await createCatalogProviders(config, logger), logger);
   const jobs = await createScheduler(config, { catalog, logger });
   const services = { catalog, jobs, webhooks: { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs } };
 
-  const graphqlEndpoint = createGraphQLEndpoint({ config, logger, services });
+  const signInLimiter = createSignInLimiter({ pool: postgresCountersPool(), logger });
+  const graphqlEndpoint = createGraphQLEndpoint({ config, logger, services, signInLimiter });
 
   // Shared by every process on a PostgreSQL database; per process on SQLite.
   const limiter = createRateLimiter(
@@ -83,12 +99,23 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ['/api/machine/sync', { auth: 'header-or-query', methods: { POST: machine.sync } }],
     ...importRoutes(createImportHandler({ schema, logger, maxUploadBytes: config.limits.maxUploadBytes })),
     ['/api/calendar.ics', { auth: 'header-or-query', methods: { GET: createCalendarHandler({ schema, logger }) } }],
-    ['/api/export', { auth: 'header-only', methods: { GET: createExportHandler({ schema, logger }) } }],
+    ['/api/export', { auth: 'header-only', session: true, methods: { GET: createExportHandler({ schema, logger }) } }],
   ]);
 
-  async function route(request: Request, url: URL): Promise<Response> {
+  /** The request carries an API token (header or query): it is authenticated by that alone. */
+  const carriesToken = (request: Request, url: URL) => request.headers.has('authorization') || url.searchParams.has('token');
+
+  /** The session of a request without a token, counted against its account's rate like a token's. */
+  async function session(request: Request) {
+    if (sessionCookieValue(request) === undefined) return null;
+    const found = await sessionFromRequest(request);
+    if (found) await limiter.take(String(found.account.id));
+    return found;
+  }
+
+  async function route(request: Request, url: URL, address: string | undefined): Promise<Response> {
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-    if (path === '/graphql') return graphql(request, url);
+    if (path === '/graphql') return graphql(request, url, address);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (path === '/healthz' || path === '/readyz') {
       if (method !== 'GET') throw methodNotAllowed(request, ['GET']);
@@ -103,26 +130,33 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
     const handler = found.methods[method as keyof Route['methods']];
     if (!handler) throw methodNotAllowed(request, Object.keys(found.methods));
-    const account = await authenticate(request, url, found.auth);
+    const signedIn = found.session && method === 'GET' && !carriesToken(request, url) ? await session(request) : null;
+    const account = signedIn ? signedIn.account : await authenticate(request, url, found.auth);
     return headAware(request, await handler(request, { account, services, source: 'api' }));
   }
 
-  async function graphql(request: Request, url: URL): Promise<Response> {
+  /** Token first (unchanged for machines), then the session cookie, else anonymous (public operations only). */
+  async function graphql(request: Request, url: URL, address: string | undefined): Promise<Response> {
     const wantsPage = request.method === 'GET' && !url.searchParams.has('query') && (request.headers.get('accept') ?? '').includes('text/html');
     if (wantsPage) return graphqlEndpoint.page(request);
-    return graphqlEndpoint.operation(request, await authenticate(request, url, 'header-only'));
+    if (carriesToken(request, url)) {
+      return graphqlEndpoint.operation(request, { via: 'token', account: await authenticate(request, url, 'header-only') }, address);
+    }
+    const signedIn = await session(request);
+    const access = signedIn ? { via: 'session' as const, account: signedIn.account, sessionId: signedIn.sessionId } : { via: 'anonymous' as const };
+    return graphqlEndpoint.operation(request, access, address);
   }
 
   return {
     logger,
     jobs,
-    async fetch(request) {
+    async fetch(request, context = {}) {
       const started = performance.now();
       let url: URL | undefined;
       let response: Response;
       try {
         url = requestUrl(request);
-        response = await route(request, url);
+        response = await route(request, url, clientAddress(request, config.web, context.clientAddress));
       } catch (error) {
         if (error instanceof HttpError) {
           response = errorResponse(error.status, error.message, error.headers);

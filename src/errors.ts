@@ -15,7 +15,17 @@ export abstract class AppError extends Error {
 }
 
 /** HTTP status of each expected error code; the REST facade maps GraphQL error results with it. */
-export const httpStatusByCode = { BAD_INPUT: 400, NOT_FOUND: 404, CONFLICT: 409, TOO_LARGE: 413, RATE_LIMITED: 429 } as const;
+export const httpStatusByCode = {
+  BAD_INPUT: 400,
+  UNAUTHENTICATED: 401,
+  WRONG_CREDENTIALS: 401,
+  FORBIDDEN: 403,
+  SESSION_REQUIRED: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+} as const;
 
 /** Wrong, missing or out-of-range input (HTTP 400). */
 export class InputError extends AppError {
@@ -56,5 +66,38 @@ export class RateLimitedError extends AppError {
   }
   override get headers(): Record<string, string> {
     return { 'retry-after': String(this.retryAfterSeconds) };
+  }
+}
+
+/** Sign-in with a wrong name or password; the same error for both, so names cannot be probed (HTTP 401). */
+export class WrongCredentialsError extends AppError {
+  override name = 'WrongCredentialsError';
+  readonly code = 'WRONG_CREDENTIALS' as const;
+  constructor() {
+    super('wrong name or password');
+  }
+}
+
+/** An operation that needs an account was reached without one (HTTP 401). */
+export class UnauthenticatedError extends AppError {
+  override name = 'UnauthenticatedError';
+  readonly code = 'UNAUTHENTICATED' as const;
+}
+
+/** The account may not do this: not an administrator, or a rule such as "never zero admins" (HTTP 403). */
+export class ForbiddenError extends AppError {
+  override name = 'ForbiddenError';
+  readonly code = 'FORBIDDEN' as const;
+}
+
+/**
+ * An operation of the web app's signed-in person (sessions, password, administration) was sent
+ * with an API token: a leaked token must not take over the account (HTTP 403).
+ */
+export class SessionRequiredError extends AppError {
+  override name = 'SessionRequiredError';
+  readonly code = 'SESSION_REQUIRED' as const;
+  constructor() {
+    super('this operation needs a signed-in session, not an API token');
   }
 }

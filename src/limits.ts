@@ -91,6 +91,10 @@ export const listLimits = {
   history: { default: 10, max: 1_000 },
   /** `Account.pendingImports(first, offset)`: unmatched import items still waiting for a catalog. */
   pendingImports: { default: 50, max: 500 },
+  /** `accounts(first, offset)`: the administration page's list. */
+  adminAccounts: { default: 50, max: 500 },
+  /** `Account.sessions` (no arguments): the newest `max` sessions; an account rarely has more than a few. */
+  accountSessions: { default: 100, max: 100 },
 } as const;
 
 /**
@@ -195,3 +199,33 @@ export const importCatalogLookups = { perRequest: 2_000, concurrent: 4 } as cons
  * lookup, importCatalogLookups.perRequest of them at most), so 20 000 rows come round in ten runs.
  */
 export const pendingImports = { perAccount: 20_000, retriedPerRun: 2_000 } as const;
+
+/**
+ * Sessions of the web app (src/auth/sessions.ts): a session ends `idleMs` after it was last seen
+ * and `absoluteMs` after it was created, whichever comes first. `lastSeenAt` is written at most
+ * once per `lastSeenWriteMs`, so a busy page costs no write per request.
+ */
+export const sessionTimes = {
+  idleMs: 14 * 24 * 60 * 60 * 1000,
+  absoluteMs: 30 * 24 * 60 * 60 * 1000,
+  lastSeenWriteMs: 60_000,
+} as const;
+
+/** Sign-in passwords, in characters (code points). */
+export const passwordLength = { min: 8, max: 200 } as const;
+
+/** A setup link (first administrator or invitation) works once, within this time of its creation. */
+export const setupLinkValidityMs = 60 * 60 * 1000;
+
+/**
+ * Failed sign-ins (src/auth/sign-in-limit.ts): per account name as typed and per client address,
+ * at most `points` failures per window of `windowSeconds`; past either, sign-in answers 429 with
+ * Retry-After. Successful sign-ins are not counted.
+ */
+export const signInFailures = {
+  perName: { points: 10, windowSeconds: 15 * 60 },
+  perAddress: { points: 50, windowSeconds: 15 * 60 },
+} as const;
+
+/** Longest User-Agent kept with a session (the session list shows it; longer is cut). */
+export const sessionUserAgentChars = 300;

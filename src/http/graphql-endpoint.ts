@@ -4,28 +4,53 @@ import { createYoga, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { GraphQLContext } from '../schema/context.ts';
+import { UnauthenticatedError } from '../errors.ts';
+import type { SignInLimiter } from '../auth/sign-in-limit.ts';
+import type { GraphQLContext, WebRequestContext } from '../schema/context.ts';
 import { schema } from '../schema/index.ts';
+import { anonymousDocumentAccess, anonymousRefusal, refuseCrossSite } from './graphql-access.ts';
 import { graphqlLimitPlugins, limitCodes } from './graphql-limits.ts';
+import { publicOrigin } from './public-origin.ts';
 import { cappedRequest, isMultipart, readCappedBody } from './read-upload.ts';
 import { HttpError } from './responses.ts';
 
-/** The account the edge authenticated, handed to Yoga as the server context. */
-type ServerContext = { account: GraphQLContext['account'] };
+/** What the edge found out about the request, handed to Yoga as the server context. */
+type ServerContext = { account: GraphQLContext['account']; web: WebRequestContext };
 
 export interface GraphQLEndpointProps {
   config: Config;
   logger: Logger;
   services: GraphQLContext['services'];
+  signInLimiter: SignInLimiter;
 }
 
-/** `/graphql`: the GraphiQL page, and operations of an authenticated account. */
+/** How the edge authenticated a /graphql request (src/app.ts). */
+export type GraphQLAccess =
+  | { via: 'token'; account: GraphQLContext['account'] }
+  | { via: 'session'; account: GraphQLContext['account']; sessionId: number }
+  | { via: 'anonymous' };
+
+/** `/graphql`: the GraphiQL page, and operations of an account or the public ones of anybody. */
 export interface GraphQLEndpoint {
   /** The GraphiQL page (a browser's GET), which needs no token. */
   page(request: Request): Promise<Response>;
-  /** An operation of `account`, checked and answered as GraphQL over HTTP says. */
-  operation(request: Request, account: GraphQLContext['account']): Promise<Response>;
+  /**
+   * An operation, checked and answered as GraphQL over HTTP says. Anonymous requests run only
+   * documents of public root fields (401 otherwise, before validation); they and session requests
+   * pass the CSRF rule first when they may write.
+   */
+  operation(request: Request, access: GraphQLAccess, clientAddress: string | undefined): Promise<Response>;
 }
+
+/**
+ * The account of an anonymous request: reading anything of it throws, so a private resolver
+ * reached without an account fails as "sign in first" instead of acting for nobody.
+ */
+const noAccount = new Proxy({} as GraphQLContext['account'], {
+  get: () => {
+    throw new UnauthenticatedError('sign in first');
+  },
+});
 
 /** Content types an operation may be posted as: JSON, or a multipart upload (importLibrary). */
 const postedTypes = ['application/json', 'application/graphql-response+json', 'application/graphql+json', 'multipart/form-data'];
@@ -50,13 +75,34 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
     logging: yogaLogger(logger),
     plugins: [...graphqlLimitPlugins(config.limits.graphql), logRefusals(logger)],
     graphiql: { title: 'Airdate GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }) },
-    context: ({ account }): GraphQLContext => ({ account, services, source: 'graphql' }),
+    context: ({ account, web }): GraphQLContext => ({ account, services, source: 'graphql', web }),
   });
 
   return {
     page: async (request) => yoga.fetch(request, {} as ServerContext),
-    async operation(request, account) {
-      return yoga.fetch(await boundedRequest(request, config.limits), { account });
+    async operation(request, access, clientAddress) {
+      if (access.via === 'session') refuseCrossSite(request, config.web);
+      const bounded = await boundedRequest(request, config.limits);
+      if (access.via === 'anonymous') {
+        const wanted = await anonymousDocumentAccess(bounded, config.limits.graphql);
+        if (!wanted.isPublic) throw anonymousRefusal();
+        if (wanted.hasMutation) refuseCrossSite(request, config.web);
+      }
+      const cookies: string[] = [];
+      const web: WebRequestContext = {
+        via: access.via,
+        sessionId: access.via === 'session' ? access.sessionId : undefined,
+        sessionAccountId: access.via === 'session' ? access.account.id : undefined,
+        request,
+        origin: publicOrigin(request, config.web),
+        clientAddress,
+        settings: config.web,
+        setCookie: (value) => void cookies.push(value),
+        signInLimiter: props.signInLimiter,
+      };
+      const response = await yoga.fetch(bounded, { account: access.via === 'anonymous' ? noAccount : access.account, web });
+      for (const cookie of cookies) response.headers.append('set-cookie', cookie);
+      return response;
     },
   };
 }
@@ -108,7 +154,9 @@ function classifyError(error: unknown, message: string): Error {
   const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
   if (error instanceof GraphQLError && (cause instanceof AppError || cause instanceof PothosValidationError)) {
     const [code, status] = cause instanceof AppError ? [cause.code, cause.status] : ['BAD_USER_INPUT', 400];
-    Object.assign(error.extensions, { code, http: { status, spec: false } });
+    // Yoga answers with the status and headers of the error (Retry-After for a rate limit).
+    const headers = cause instanceof AppError && Object.keys(cause.headers).length > 0 ? { headers: cause.headers } : {};
+    Object.assign(error.extensions, { code, http: { status, spec: false, ...headers } });
     return error;
   }
   if (isRequestError(error)) {

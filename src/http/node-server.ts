@@ -7,7 +7,7 @@ import { checkRequestTarget, quotedPath } from './request-target.ts';
 
 /** What the Node server serves: the app's `fetch` (which never throws) and its logger. */
 export interface ServedApp {
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, context: { clientAddress: string | undefined }): Promise<Response>;
   logger: Logger;
 }
 
@@ -27,7 +27,9 @@ export interface ServedApp {
  */
 export function createHttpServer(app: ServedApp, limits: HttpLimits = httpLimits): Server {
   const { logger } = app;
-  const adapter = createServerAdapter((request: Request) => app.fetch(request));
+  // The adapter's server context carries Node's request: the socket's peer address is the client's
+  // (or the reverse proxy's, which public-origin.ts then reads past when trusted).
+  const adapter = createServerAdapter<{ req: IncomingMessage }>((request, context) => app.fetch(request, { clientAddress: context.req.socket.remoteAddress }));
   /** Requests under way per connection (received, or being received, and not yet answered). */
   const exchanges = new WeakMap<Duplex, Set<Exchange>>();
   const track = (request: IncomingMessage, response: ServerResponse) => {

@@ -20,6 +20,13 @@ import type { Logger } from '../log.ts';
 export interface RateLimiter {
   /** Counts one request for `key`; throws RateLimitedError when the key's window is used up. */
   take(key: string): Promise<void>;
+  /**
+   * Throws RateLimitedError when `key`'s window is used up, counting nothing: for limits that
+   * count only failures (sign-in), checked before the attempt.
+   */
+  check(key: string): Promise<void>;
+  /** Counts one failure for `key`, never throwing for the limit itself (check reports it next time). */
+  penalise(key: string): Promise<void>;
 }
 
 export interface RateLimitOptions {
@@ -42,7 +49,7 @@ const table = 'RateLimit';
 const failureLogIntervalMs = 60_000;
 
 export function createRateLimiter(options: RateLimitOptions, store: RateLimitStore): RateLimiter {
-  if (options.points === 0) return { take: async () => undefined };
+  if (options.points === 0) return { take: async () => undefined, check: async () => undefined, penalise: async () => undefined };
   const settings = { keyPrefix: options.name, points: options.points, duration: options.windowSeconds };
   const local = new RateLimiterMemory(settings);
   const shared =
@@ -71,23 +78,36 @@ export function createRateLimiter(options: RateLimitOptions, store: RateLimitSto
     }
   };
 
+  /** The window's state for `key`: RateLimitedError when it is used up. */
+  const inspect = async (limiter: RateLimiterAbstract, key: string): Promise<void> => {
+    const state = await limiter.get(key);
+    if (state !== null && state.consumedPoints >= options.points) {
+      throw new RateLimitedError(Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
+    }
+  };
+  const penalise = async (limiter: RateLimiterAbstract, key: string): Promise<void> => {
+    await limiter.penalty(key, 1);
+  };
+
+  /** Runs `operation` on the shared store, or in memory when there is none or it fails. */
+  const onStore = async (operation: (limiter: RateLimiterAbstract, key: string) => Promise<void>, key: string): Promise<void> => {
+    if (shared === undefined) return operation(local, key);
+    try {
+      await operation(shared, key);
+    } catch (error) {
+      if (error instanceof RateLimitedError) throw error;
+      const now = Date.now();
+      if (now - failureLoggedAt >= failureLogIntervalMs) {
+        failureLoggedAt = now;
+        store.logger.warn(`rate limit "${options.name}": the database could not count this request, counting in this process until it can`, error);
+      }
+      await operation(local, key);
+    }
+  };
+
   return {
-    async take(key) {
-      if (shared === undefined) {
-        await consume(local, key);
-        return;
-      }
-      try {
-        await consume(shared, key);
-      } catch (error) {
-        if (error instanceof RateLimitedError) throw error;
-        const now = Date.now();
-        if (now - failureLoggedAt >= failureLogIntervalMs) {
-          failureLoggedAt = now;
-          store.logger.warn(`rate limit "${options.name}": the database could not count this request, counting in this process until it can`, error);
-        }
-        await consume(local, key);
-      }
-    },
+    take: (key) => onStore(consume, key),
+    check: (key) => onStore(inspect, key),
+    penalise: (key) => onStore(penalise, key),
   };
 }

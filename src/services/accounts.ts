@@ -1,10 +1,11 @@
 import { db } from '../db/client.ts';
 import { ConflictError, InputError, NotFoundError } from '../errors.ts';
-import type { Account } from '../generated/prisma/client.ts';
+import type { Account, PrismaClient } from '../generated/prisma/client.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
 import { canonicalTimeZone } from '../feeds/dates.ts';
 import { inputLengths } from '../limits.ts';
 import { exceedsLength, quoted } from '../value-bounds.ts';
+import { hashPassword } from '../auth/password.ts';
 
 /** What the command line prints and other tools read about an account. */
 export interface PresentedAccount {
@@ -32,21 +33,52 @@ const namePattern = /^[\p{L}\p{N}._@-]+$/u;
  * against its length in src/limits.ts before anything else looks at it.
  * Throws InputError for either, ConflictError when the name is taken.
  */
-export async function createAccount(props: {
+export async function createAccount(props: NewAccountProps): Promise<Account> {
+  return insertAccount(await newAccountData(props));
+}
+
+/** What createAccount takes. */
+export interface NewAccountProps {
   /** Login-style name, unique across the server. */
   name: string;
   /** IANA time zone the account's "today" is computed in. */
   timezone?: string;
-}): Promise<Account> {
+  /** Sign-in password (8–200 characters), stored as a scrypt hash; none: no password sign-in. */
+  password?: string;
+  /** `admin` or `user` (the default). */
+  role?: AccountRole;
+}
+
+/** A checked account row, ready to insert: the slow password hash is done before any transaction. */
+export interface NewAccountData {
+  name: string;
+  timezone: string;
+  passwordHash: string | null;
+  role: AccountRole;
+}
+
+/** Checks and normalises `props` (InputError) and hashes the password. */
+export async function newAccountData(props: NewAccountProps): Promise<NewAccountData> {
   const name = normaliseName(props.name);
   const timezone = canonicalZoneOrFail(props.timezone ?? 'UTC');
+  // Checked after name and zone, so a bad one answers without the slow hash.
+  const passwordHash = props.password === undefined ? null : await hashPassword(props.password);
+  return { name, timezone, passwordHash, role: props.role ?? 'user' };
+}
+
+/** Inserts a checked account with `client` (a transaction's, or the database); ConflictError when the name is taken. */
+export async function insertAccount(data: NewAccountData, client: Pick<PrismaClient, 'account'> = db()): Promise<Account> {
   try {
-    return await db().account.create({ data: { name, timezone } });
+    return await client.account.create({ data });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError(`an account named "${name}" already exists`);
+    if (isUniqueViolation(error)) throw new ConflictError(`an account named "${data.name}" already exists`);
     throw error;
   }
 }
+
+/** What an account may do: `admin` also manages accounts (docs/accounts.md). */
+export const accountRoles = ['admin', 'user'] as const;
+export type AccountRole = (typeof accountRoles)[number];
 
 /** Every account, oldest first. */
 export async function listAccounts(): Promise<Account[]> {

@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { db, unawaitedWrite } from '../db/client.ts';
+import { isSecureOrigin, type WebSettings } from '../http/public-origin.ts';
+import { sessionTimes, sessionUserAgentChars } from '../limits.ts';
+import type { AuthenticatedAccount } from '../services/tokens.ts';
+import { safeEqual, sha256Hex } from './crypto.ts';
+
+/**
+ * Sessions of the web app: an opaque random id (32 bytes, base64url) in an HttpOnly,
+ * SameSite=Lax cookie; only its SHA-256 digest is stored, so a copy of the database cannot be
+ * replayed as cookies, and every server instance on the database sees every session. A session
+ * ends when idle for sessionTimes.idleMs, sessionTimes.absoluteMs after it began, when signed out,
+ * or when its account's password changes after it began.
+ *
+ * The cookie is `airdate_session`, or `__Host-airdate_session` with `Secure` when the public
+ * origin is https (public-origin.ts): the prefix makes browsers refuse it from a sibling subdomain
+ * or over plain http.
+ */
+
+/** How a session was started: the Session row's `method`. */
+export type SessionMethod = 'password' | 'setup' | 'oidc';
+
+/** A signed-in request: its session's row id and its account. */
+export interface RequestSession {
+  sessionId: number;
+  account: AuthenticatedAccount;
+}
+
+let web: WebSettings = { publicUrl: undefined, trustProxy: false };
+
+/** Sets the settings the cookie's name and `Secure` follow (config.web); createApp calls it once. */
+export function initSessions(settings: WebSettings): void {
+  web = { publicUrl: settings.publicUrl, trustProxy: settings.trustProxy };
+}
+
+/** The cookie's name for `request`'s public origin. */
+export function sessionCookieName(request: Request): string {
+  return isSecureOrigin(request, web) ? '__Host-airdate_session' : 'airdate_session';
+}
+
+/** Cookie attributes: readable by no script, sent on same-site requests and top-level links only. */
+function cookieAttributes(request: Request, maxAgeSeconds: number): string {
+  const secure = isSecureOrigin(request, web) ? '; Secure' : '';
+  return `Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
+}
+
+/** What startSession takes. */
+export interface StartSessionProps {
+  accountId: number;
+  method: SessionMethod;
+  /** The sign-in request: its public origin names the cookie, its User-Agent is kept for the session list. */
+  request: Request;
+  /** Kept for the session list (public-origin.ts clientAddress). */
+  clientAddress: string | undefined;
+}
+
+/**
+ * Starts a session for `accountId` and returns the `Set-Cookie` header value that carries it.
+ * Also removes the account's sessions that have expired (no separate cleanup job is needed).
+ */
+export async function startSession(props: StartSessionProps): Promise<string> {
+  return (await openSession(props)).cookie;
+}
+
+/** startSession, also giving the new row's id (the GraphQL operations mark it `current`). */
+export async function openSession(props: StartSessionProps): Promise<{ cookie: string; sessionId: number }> {
+  const value = randomBytes(32).toString('base64url');
+  const now = new Date();
+  const userAgent = props.request.headers.get('user-agent');
+  const { id } = await db().session.create({
+    select: { id: true },
+    data: {
+      accountId: props.accountId,
+      digest: sha256Hex(value),
+      method: props.method,
+      userAgent: userAgent === null || userAgent === '' ? null : [...userAgent].slice(0, sessionUserAgentChars).join(''),
+      address: props.clientAddress ?? null,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: new Date(now.getTime() + sessionTimes.absoluteMs),
+    },
+  });
+  await db().session.deleteMany({ where: { accountId: props.accountId, OR: expiredWhere(now) } });
+  return { cookie: `${sessionCookieName(props.request)}=${value}; ${cookieAttributes(props.request, Math.floor(sessionTimes.absoluteMs / 1000))}`, sessionId: id };
+}
+
+/** `Set-Cookie` value that removes the session cookie from the browser. */
+export function clearCookieHeader(request: Request): string {
+  return `${sessionCookieName(request)}=; ${cookieAttributes(request, 0)}`;
+}
+
+/** The session cookie's value in `request`, or undefined (absent, empty, or not one we could have set). */
+export function sessionCookieValue(request: Request): string | undefined {
+  const header = request.headers.get('cookie');
+  if (header === null) return undefined;
+  const name = sessionCookieName(request);
+  for (const part of header.split(';')) {
+    const separator = part.indexOf('=');
+    if (separator < 0 || part.slice(0, separator).trim() !== name) continue;
+    const value = part.slice(separator + 1).trim();
+    // 32 bytes of base64url; anything else is refused without a lookup.
+    return /^[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The session and account of `request`'s cookie, or null when it has none or it is no longer
+ * valid (expired sessions are deleted when found). Notes the use in `lastSeenAt`, at most once per
+ * sessionTimes.lastSeenWriteMs, without making the request wait for the write.
+ */
+export async function sessionFromRequest(request: Request): Promise<RequestSession | null> {
+  const value = sessionCookieValue(request);
+  if (value === undefined) return null;
+  const digest = sha256Hex(value);
+  const [row, state] = await Promise.all([
+    db().session.findUnique({
+      where: { digest },
+      select: {
+        id: true,
+        digest: true,
+        createdAt: true,
+        lastSeenAt: true,
+        expiresAt: true,
+        account: { select: { id: true, name: true, timezone: true, feedVersion: true, summaryProfile: true, passwordChangedAt: true } },
+      },
+    }),
+    db().serverState.findUnique({ where: { id: 1 }, select: { catalogVersion: true } }),
+  ]);
+  if (!row || !safeEqual(row.digest, digest)) return null;
+  const now = Date.now();
+  const { account } = row;
+  const expired =
+    row.expiresAt.getTime() <= now ||
+    row.lastSeenAt.getTime() + sessionTimes.idleMs <= now ||
+    (account.passwordChangedAt !== null && row.createdAt.getTime() < account.passwordChangedAt.getTime());
+  if (expired) {
+    await db().session.deleteMany({ where: { id: row.id } });
+    return null;
+  }
+  if (now - row.lastSeenAt.getTime() >= sessionTimes.lastSeenWriteMs) {
+    // Bookkeeping: a failed write is tried again on the session's next request.
+    unawaitedWrite(db().session.updateMany({ where: { id: row.id }, data: { lastSeenAt: new Date(now) } }).catch(() => undefined));
+  }
+  return {
+    sessionId: row.id,
+    account: {
+      id: account.id,
+      name: account.name,
+      timezone: account.timezone,
+      feedVersion: account.feedVersion,
+      catalogVersion: state?.catalogVersion ?? 0,
+      summaryProfile: account.summaryProfile,
+    },
+  };
+}
+
+/** Ends one session (signing out); no error when it is already gone. */
+export async function endSession(id: number): Promise<void> {
+  await db().session.deleteMany({ where: { id } });
+}
+
+/** Ends every session of the account but `exceptId` (when given); returns how many ended. */
+export async function endSessions(props: { accountId: number; exceptId?: number }): Promise<number> {
+  const { count } = await db().session.deleteMany({
+    where: { accountId: props.accountId, ...(props.exceptId === undefined ? {} : { id: { not: props.exceptId } }) },
+  });
+  return count;
+}
+
+/** Prisma filter for sessions past their absolute or idle expiry at `now`. */
+function expiredWhere(now: Date) {
+  return [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: new Date(now.getTime() - sessionTimes.idleMs) } }];
+}

@@ -1,0 +1,104 @@
+import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
+import type { Config } from '../config.ts';
+import { publicOrigin } from './public-origin.ts';
+import { HttpError } from './responses.ts';
+
+/**
+ * Who may run what on /graphql without an account, and the CSRF rule for requests a browser
+ * authenticates by itself (the session cookie).
+ */
+
+/** Root fields a request with neither token nor session may run (docs/accounts.md). */
+export const publicRootFields: ReadonlySet<string> = new Set(['authInfo', 'signIn', 'signUp', 'completeSetup', 'setupLinkInfo', 'signOut', '__typename']);
+
+/** The refusal of an anonymous request for anything else: no hint of what the schema holds. */
+export const anonymousRefusal = () => new HttpError(401, 'missing API token or session; send "Authorization: Bearer <API token>" or sign in');
+
+/** What an anonymous document asks for: whether it may run, and whether it writes. */
+export interface DocumentAccess {
+  /** Every operation's root fields (through fragments) are public ones. */
+  isPublic: boolean;
+  /** It holds a mutation (a write the CSRF rule applies to). */
+  hasMutation: boolean;
+}
+
+/**
+ * Reads the operation text of an anonymous GraphQL request (the query parameter of a GET, the
+ * `query` member of a JSON POST body already read under its limit) and tells what it asks for.
+ * Anything unreadable, an upload, or a document past `maxTokens` is not public: it is refused
+ * before validation, so an anonymous caller learns nothing of the schema (no field suggestions).
+ */
+export async function anonymousDocumentAccess(request: Request, limits: Config['limits']['graphql']): Promise<DocumentAccess> {
+  const text = await documentText(request);
+  if (text === undefined) return { isPublic: false, hasMutation: false };
+  let document: DocumentNode;
+  try {
+    document = parse(text, { maxTokens: limits.maxTokens, noLocation: true });
+  } catch {
+    return { isPublic: false, hasMutation: false };
+  }
+  return documentAccess(document);
+}
+
+async function documentText(request: Request): Promise<string | undefined> {
+  if (request.method === 'GET' || request.method === 'HEAD') return new URL(request.url).searchParams.get('query') ?? undefined;
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (request.method !== 'POST' || type === 'multipart/form-data') return undefined;
+  try {
+    const body: unknown = await request.clone().json();
+    const query = (body as { query?: unknown } | null)?.query;
+    return typeof query === 'string' ? query : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The access a parsed document needs; exported for the tests of hostile documents. */
+export function documentAccess(document: DocumentNode): DocumentAccess {
+  const fragments = new Map(document.definitions.flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [])));
+  let hasMutation = false;
+  let isPublic = true;
+  /** Walks a root selection set; `seen` stops fragment cycles (validation would refuse them later). */
+  const visit = (selectionSet: SelectionSetNode, seen: Set<string>): void => {
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (!publicRootFields.has(selection.name.value)) isPublic = false;
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        visit(selection.selectionSet, seen);
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        if (!fragment || seen.has(fragment.name.value)) {
+          isPublic = false;
+          continue;
+        }
+        visit(fragment.selectionSet, new Set([...seen, fragment.name.value]));
+      }
+    }
+  };
+  let operations = 0;
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) continue;
+    if (definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === 'subscription') {
+      isPublic = false;
+      continue;
+    }
+    operations++;
+    if (definition.operation === 'mutation') hasMutation = true;
+    visit(definition.selectionSet, new Set());
+  }
+  return { isPublic: isPublic && operations > 0, hasMutation };
+}
+
+/**
+ * The CSRF rule: a request the browser authenticates by itself (the cookie) or a public mutation
+ * (signing in, which sets the cookie) must come from a page of our own origin. Browsers send
+ * `Origin` on every cross-origin POST and on same-origin ones; without it, `Sec-Fetch-Site:
+ * same-origin` proves the same. A form of another site, or its `fetch`, carries its own Origin
+ * and is refused with 403 before anything runs.
+ */
+export function refuseCrossSite(request: Request, web: Config['web']): void {
+  if (request.method === 'GET' || request.method === 'HEAD') return;
+  const origin = request.headers.get('origin');
+  const sameOrigin = origin !== null ? origin === publicOrigin(request, web) : request.headers.get('sec-fetch-site') === 'same-origin';
+  if (!sameOrigin) throw new HttpError(403, 'cross-site request refused');
+}

@@ -1,0 +1,69 @@
+import { isIP } from 'node:net';
+import type { Config } from '../config.ts';
+
+/** The settings these answers depend on (config.web). */
+export type WebSettings = Pick<Config['web'], 'publicUrl' | 'trustProxy'>;
+
+/** A host with an optional port, as X-Forwarded-Host may carry it: name, IPv4 or [IPv6]. */
+const hostPattern = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/** The first value of a comma-separated header a proxy may have appended to, trimmed. */
+function firstValue(value: string | null): string | undefined {
+  const first = value?.split(',')[0]?.trim();
+  return first === '' ? undefined : first;
+}
+
+/** The last value of a comma-separated header: the one the proxy in front of us wrote. */
+function lastValue(value: string | null): string | undefined {
+  const last = value?.split(',').at(-1)?.trim();
+  return last === '' ? undefined : last;
+}
+
+/**
+ * The origin people open the server at (`https://airdate.example.com`, no trailing slash), which
+ * the CSRF check compares `Origin` with, the cookie's `Secure` and name follow, and links are
+ * built on: AIRDATE_PUBLIC_URL when set; else, behind a trusted proxy (AIRDATE_TRUST_PROXY), the
+ * scheme and host it forwarded (X-Forwarded-Proto, X-Forwarded-Host, each falling back to the
+ * request's own when absent or malformed); else the request URL's origin (its Host header).
+ */
+export function publicOrigin(request: Request, web: WebSettings): string {
+  if (web.publicUrl !== undefined) return new URL(web.publicUrl).origin;
+  const own = new URL(request.url);
+  if (!web.trustProxy) return own.origin;
+  const proto = firstValue(request.headers.get('x-forwarded-proto'))?.toLowerCase();
+  const host = firstValue(request.headers.get('x-forwarded-host'));
+  const scheme = proto === 'http' || proto === 'https' ? proto : own.protocol.slice(0, -1);
+  const authority = host !== undefined && hostPattern.test(host) ? host : own.host;
+  try {
+    return new URL(`${scheme}://${authority}`).origin;
+  } catch {
+    return own.origin;
+  }
+}
+
+/** Whether the public origin is https: the session cookie is then `Secure` and `__Host-` prefixed. */
+export function isSecureOrigin(request: Request, web: WebSettings): boolean {
+  return publicOrigin(request, web).startsWith('https:');
+}
+
+/**
+ * The client's address, for the sign-in rate limit and the session list: behind a trusted proxy
+ * the last X-Forwarded-For entry (the address the proxy itself saw: earlier entries are whatever
+ * the client chose to send, so trusting them would let anyone pick a fresh address per attempt);
+ * else the socket's peer address the Node server passes in (`app.fetch(request, { clientAddress })`).
+ * Undefined when neither is known (a test calling `app.fetch` without one).
+ */
+export function clientAddress(request: Request, web: WebSettings, socketAddress: string | undefined): string | undefined {
+  if (web.trustProxy) {
+    const forwarded = lastValue(request.headers.get('x-forwarded-for'));
+    const address = forwarded?.replace(/^\[(.*)\]$/, '$1');
+    if (address !== undefined && isIP(address) !== 0) return normaliseAddress(address);
+  }
+  return socketAddress === undefined || socketAddress === '' ? undefined : normaliseAddress(socketAddress);
+}
+
+/** `::ffff:10.0.0.1` (an IPv4 peer of a dual-stack socket) as `10.0.0.1`, so one client has one key. */
+function normaliseAddress(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return mapped ? mapped[1]! : address.toLowerCase();
+}
