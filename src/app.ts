@@ -3,6 +3,7 @@ import { AppError } from './errors.ts';
 import type { Config } from './config.ts';
 import { closeDatabase, db, openDatabase, postgresCountersPool } from './db/client.ts';
 import { initSecretKey } from './auth/secret-key.ts';
+import { createOidcRoutes } from './http/oidc-routes.ts';
 import { authenticateRequest, redactedPath, type TokenPlacement } from './http/authenticate.ts';
 import { errorResponse, HttpError, json } from './http/responses.ts';
 import { quotedPath } from './http/request-target.ts';
@@ -87,6 +88,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   };
 
   const webApp = createWebApp(options.webAppDir ?? path.join(projectRoot, 'dist/web'));
+  const oidc = createOidcRoutes({ web: config.web, logger });
+  oidc.warmUp();
 
   const machine = createMachineHandlers({ schema, logger, maxJsonBytes: config.limits.maxJsonBytes });
   const routes = new Map<string, Route>([
@@ -116,6 +119,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   async function route(request: Request, url: URL, address: string | undefined): Promise<Response> {
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     if (path === '/graphql') return graphql(request, url, address);
+    const signOn = oidc.handle(request, url, path, address);
+    if (signOn) return signOn;
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (path === '/healthz' || path === '/readyz') {
       if (method !== 'GET') throw methodNotAllowed(request, ['GET']);

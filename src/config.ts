@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { decodeSecretKey } from './auth/secret-key.ts';
+import { isLoopbackHttp } from './auth/oidc-issuer.ts';
 import { parseTargetPolicy, type TargetPolicy } from './webhooks/target-policy.ts';
 
 /** Raised when the environment does not describe a runnable server; lists every problem at once. */
@@ -158,6 +159,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (values.AIRDATE_OIDC_ISSUER !== undefined && values.AIRDATE_OIDC_CLIENT_ID === undefined) {
     throw new ConfigError(['AIRDATE_OIDC_CLIENT_ID: required when AIRDATE_OIDC_ISSUER is set']);
+  }
+  if (values.AIRDATE_OIDC_ISSUER !== undefined) {
+    const issuer = URL.canParse(values.AIRDATE_OIDC_ISSUER) ? new URL(values.AIRDATE_OIDC_ISSUER) : undefined;
+    if (!issuer) throw new ConfigError(['AIRDATE_OIDC_ISSUER: not a valid URL']);
+    if (issuer.protocol === 'http:' && !isLoopbackHttp(issuer)) {
+      throw new ConfigError(['AIRDATE_OIDC_ISSUER: must be an https:// URL (plain http only for a provider on this machine: localhost, 127.0.0.1, [::1])']);
+    }
   }
   const dataDir = path.resolve(values.AIRDATE_DATA_DIR);
   return {

@@ -229,3 +229,14 @@ export const signInFailures = {
 
 /** Longest User-Agent kept with a session (the session list shows it; longer is cut). */
 export const sessionUserAgentChars = 300;
+
+/**
+ * OpenID Connect sign-in (src/auth/oidc.ts): a sign-in must come back from the provider within
+ * `stateMs` (its PKCE verifier, state and nonce live that long in an encrypted cookie); the
+ * provider's discovery document is fetched within `discoveryTimeoutSeconds`, and after a failure
+ * not again before `discoveryRetryMs` (a provider that is down is not asked on every click).
+ * `returnToChars`: longest path a sign-in returns to; `errorChars`: longest provider error text
+ * passed on to the sign-in page.
+ */
+export const oidcTimes = { stateMs: 10 * 60 * 1000, discoveryTimeoutSeconds: 10, discoveryRetryMs: 10_000 } as const;
+export const oidcLengths = { returnToChars: 2_000, errorChars: 300 } as const;

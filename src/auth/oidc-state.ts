@@ -1,0 +1,101 @@
+import { isSecureOrigin, type WebSettings } from '../http/public-origin.ts';
+import { oidcLengths, oidcTimes } from '../limits.ts';
+import { decryptSecret, DecryptionError, encryptSecret } from './crypto.ts';
+import type { PendingSignIn } from './oidc.ts';
+import { secretKey } from './secret-key.ts';
+
+/**
+ * The short-lived cookie that carries a single sign-on from /auth/oidc/start to the callback: the
+ * PKCE verifier, state and nonce, where to go afterwards and, when linking, which account asked.
+ * It is sealed with the server's secret key (AES-256-GCM, crypto.ts), so the browser can neither
+ * read the verifier nor change the account or the destination, and any server instance can open
+ * it. HttpOnly and SameSite=Lax: the provider's redirect back is a top-level GET, which Lax lets
+ * through; `__Host-` and Secure on an https origin, like the session cookie.
+ */
+
+/** Everything a sign-in in progress needs at the callback. */
+export interface SignInState extends PendingSignIn {
+  /** Same-origin path to go to afterwards. */
+  returnTo: string;
+  /** Set when a signed-in account asked to link the identity to itself. */
+  linkAccountId: number | undefined;
+  /** Milliseconds since the epoch after which the callback refuses this state. */
+  expiresAt: number;
+}
+
+function cookieName(request: Request, web: WebSettings): string {
+  return isSecureOrigin(request, web) ? '__Host-airdate_oidc' : 'airdate_oidc';
+}
+
+function attributes(request: Request, web: WebSettings, maxAgeSeconds: number): string {
+  return `Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${isSecureOrigin(request, web) ? '; Secure' : ''}`;
+}
+
+/** The `Set-Cookie` value carrying `state`, sealed. */
+export function stateCookie(request: Request, web: WebSettings, state: SignInState): string {
+  const sealed = encryptSecret(JSON.stringify(state), secretKey());
+  return `${cookieName(request, web)}=${sealed}; ${attributes(request, web, Math.floor(oidcTimes.stateMs / 1000))}`;
+}
+
+/** The `Set-Cookie` value that removes it: a state works for one callback only. */
+export function clearStateCookie(request: Request, web: WebSettings): string {
+  return `${cookieName(request, web)}=; ${attributes(request, web, 0)}`;
+}
+
+/**
+ * The sign-in state in `request`'s cookie, or undefined when there is none, it was altered or
+ * sealed with another key, or it has expired (the cookie's Max-Age is only the browser's promise).
+ */
+export function readStateCookie(request: Request, web: WebSettings, now = Date.now()): SignInState | undefined {
+  const name = cookieName(request, web);
+  const value = request.headers
+    .get('cookie')
+    ?.split(';')
+    .map((part) => part.trim())
+    .find((part) => part.startsWith(`${name}=`))
+    ?.slice(name.length + 1);
+  // A sealed state is well under 2 KB; a longer value is not ours and is not worth decrypting.
+  if (value === undefined || value === '' || value.length > 4_096) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(decryptSecret(value, secretKey()));
+  } catch (error) {
+    if (error instanceof DecryptionError || error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+  const state = asSignInState(parsed);
+  return state && state.expiresAt > now ? state : undefined;
+}
+
+/** The value as a SignInState when it has that shape (it was sealed by us, but maybe by an older version). */
+function asSignInState(value: unknown): SignInState | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  const strings = ['codeVerifier', 'state', 'nonce', 'returnTo'] as const;
+  if (!strings.every((key) => typeof record[key] === 'string')) return undefined;
+  if (typeof record.expiresAt !== 'number') return undefined;
+  if (record.linkAccountId !== undefined && !Number.isInteger(record.linkAccountId)) return undefined;
+  return {
+    codeVerifier: record.codeVerifier as string,
+    state: record.state as string,
+    nonce: record.nonce as string,
+    returnTo: safeReturnTo(record.returnTo as string),
+    linkAccountId: record.linkAccountId as number | undefined,
+    expiresAt: record.expiresAt,
+  };
+}
+
+/**
+ * `returnTo` when it is a path on this server, else `/`: it must start with one `/` (not `//`,
+ * which a browser reads as another host, nor `/\`, which some read the same way), hold no control
+ * characters and stay within oidcLengths.returnToChars. Never an absolute URL: an open redirect
+ * would let a link to our sign-in send people anywhere.
+ */
+export function safeReturnTo(returnTo: string | null | undefined): string {
+  if (typeof returnTo !== 'string' || returnTo.length > oidcLengths.returnToChars) return '/';
+  if (!returnTo.startsWith('/') || returnTo.startsWith('//') || returnTo.startsWith('/\\')) return '/';
+  if (/[\u0000-\u001f\u007f\\]/.test(returnTo)) return '/';
+  // Whatever a browser's URL parser makes of it, it must stay on the same origin.
+  const base = 'http://airdate.invalid';
+  return new URL(returnTo, base).origin === base ? returnTo : '/';
+}
