@@ -4,7 +4,7 @@ import { whenUnauthenticated } from './client.ts';
 import { errorText, PageTitle } from './components.tsx';
 import { navigate, useLocation } from './router.ts';
 import { findRoute, homePath, routes, type RouteDefinition } from './routes.ts';
-import { loadViewer, SessionContext, type Session, type Viewer } from './session.ts';
+import { loadSession, SessionContext, type AuthInfo, type Session, type Viewer } from './session.ts';
 import { SignOutButton } from './sign-out.tsx';
 
 /**
@@ -16,10 +16,13 @@ export function App() {
   const location = useLocation();
   /** undefined while the first answer is pending. */
   const [viewer, setViewer] = useState<Viewer | null | undefined>(undefined);
+  const [auth, setAuth] = useState<AuthInfo | null>(null);
   const [failure, setFailure] = useState<string>();
   const refresh = useCallback(async () => {
     try {
-      setViewer(await loadViewer());
+      const loaded = await loadSession();
+      setAuth(loaded.auth);
+      setViewer(loaded.viewer);
       setFailure(undefined);
     } catch (error) {
       setFailure(errorText(error));
@@ -29,10 +32,11 @@ export function App() {
     whenUnauthenticated(() => setViewer(null));
     void refresh();
   }, [refresh]);
-  const session = useMemo<Session>(() => ({ viewer: viewer ?? null, refresh }), [viewer, refresh]);
+  const session = useMemo<Session>(() => ({ viewer: viewer ?? null, auth, refresh }), [viewer, auth, refresh]);
 
   const route = findRoute(location.path);
   const blocked = route && route.access !== 'public' && viewer === null;
+  const forbidden = route?.access === 'admin' && viewer && viewer.role !== 'ADMIN';
   useEffect(() => {
     if (viewer === undefined) return;
     if (location.path === '/') navigate(viewer ? homePath : '/sign-in', { replace: true });
@@ -43,6 +47,7 @@ export function App() {
   if (failure) page = <Failure text={failure} />;
   else if (viewer === undefined || blocked || location.path === '/') page = <p class="loading">Loading…</p>;
   else if (!route) page = <NotFound />;
+  else if (forbidden) page = <Failure title="Administrators only" text="This page is for the server's administrators." />;
   else page = <LazyPage route={route} />;
 
   return (
@@ -58,7 +63,7 @@ export function App() {
           <nav aria-label="Main">
             <ul>
               {routes
-                .filter((item) => item.nav && (item.access !== 'admin' || isAdmin(viewer)))
+                .filter((item) => item.nav && (item.access !== 'admin' || viewer.role === 'ADMIN'))
                 .map((item) => (
                   <li key={item.path}>
                     <a href={item.path} aria-current={route?.path === item.path ? 'page' : undefined}>
@@ -75,10 +80,6 @@ export function App() {
       <main id="content">{page}</main>
     </SessionContext.Provider>
   );
-}
-
-function isAdmin(_viewer: Viewer): boolean {
-  return true;
 }
 
 function LazyPage({ route }: { route: RouteDefinition }) {
@@ -107,10 +108,10 @@ function NotFound() {
   );
 }
 
-function Failure({ text }: { text: string }) {
+function Failure({ text, title = 'Something went wrong' }: { text: string; title?: string }) {
   return (
     <section>
-      <PageTitle>Something went wrong</PageTitle>
+      <PageTitle>{title}</PageTitle>
       <p role="alert">{text}</p>
     </section>
   );

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { request } from '../client.ts';
 import { Notice, PageTitle, useAction, useLoad } from '../components.tsx';
 import { graphql } from '../graphql.ts';
+import { AccountSecurity } from './account-security.tsx';
 
 const AccountQuery = graphql(`
   query AccountSettings {
@@ -38,6 +39,7 @@ export default function AccountPage() {
       {error && <p role="alert">{error}</p>}
       {!viewer && !error && <p class="loading">Loading…</p>}
       {viewer && <TimezoneForm current={viewer.timezone} reload={reload} />}
+      <AccountSecurity />
     </section>
   );
 }
