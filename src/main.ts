@@ -4,6 +4,7 @@ import { runCommand } from './cli/run-command.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { tuneHeap } from './heap-tuning.ts';
 import { createHttpServer } from './http/node-server.ts';
+import { setupLinkForServer } from './services/setup-links.ts';
 
 /**
  * The one entry point: `serve` (what `npm start` runs) listens; every other command is run by
@@ -52,11 +53,14 @@ async function serve(config: Config): Promise<number> {
     server.listen(config.http.port, config.http.host, resolve);
   });
   const { port } = server.address() as AddressInfo;
+  const origin = config.web.publicUrl ?? `http://localhost:${port}`;
   process.stdout.write(
-    `Airdate listening on http://localhost:${port} (GraphiQL at /graphql) — create an account with ` +
-      `"npm run airdate -- user create <name>" and see its token with "npm run airdate -- token show <name>"` +
+    `Airdate listening on http://localhost:${port} (the web app at ${origin}/, GraphiQL at /graphql)` +
       (role === 'web' ? ' (AIRDATE_ROLE=web: jobs run in worker processes)\n' : '\n'),
   );
+  // First run: the only way to the first (administrator) account is this one-time link.
+  const firstRun = await setupLinkForServer({ origin, inviteOtherwise: false });
+  if (firstRun) app.logger.warn(`No account yet: open ${firstRun.url} within an hour to create the administrator`);
   return new Promise<number>((resolve) => {
     // Graceful: stop accepting requests and let those in progress finish (an import may take a
     // while; bounded), let running jobs finish (app.close drains them), then close the database.

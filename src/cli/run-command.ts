@@ -10,6 +10,11 @@ import { migrateDatabase } from '../db/migrate.ts';
 import { AppError } from '../errors.ts';
 import { createAccount, findAccountByName, listAccounts, presentAccount, updateAccount } from '../services/accounts.ts';
 import { regenerateToken, showToken, showWebhookSecret } from '../services/tokens.ts';
+import { setPassword } from '../services/passwords.ts';
+import { setupLinkForServer, setupRequired } from '../services/setup-links.ts';
+import { checkPasswordRules } from '../auth/password.ts';
+import { PasswordInputError, promptNewPassword, readPasswordLine } from './read-password.ts';
+import type { Readable, Writable } from 'node:stream';
 
 /** Where a command writes and what it runs against. */
 export interface CommandIo {
@@ -18,6 +23,10 @@ export interface CommandIo {
   /** Receives each line of error output, without a line break. */
   stderr: (line: string) => void;
   config: Config;
+  /** Where `--password-stdin` and `--password` read from (process.stdin by default). */
+  stdin?: Readable;
+  /** Where `--password` writes its prompts (process.stderr by default, so stdout stays the result). */
+  promptOutput?: Writable;
 }
 
 /** Bad command-line input: reported on one line, exit status 2. */
@@ -30,7 +39,14 @@ export const usage = `Usage: airdate <command>
 Commands:
   serve                                   run the server (applies pending migrations first)
   migrate                                 apply pending database migrations and exit
-  user create <name> [--timezone <IANA>]  create an account (time zone defaults to UTC)
+  user create <name> [--timezone <IANA>] [--password | --password-stdin] [--admin]
+                                          create an account (time zone defaults to UTC); --password
+                                          asks at the terminal, --password-stdin reads one line; the
+                                          first account of the server is an administrator
+  user password <name> [--password-stdin]  set a new password (asked at the terminal, or one line
+                                          of stdin) and sign the account out everywhere
+  setup-link                              print a one-time link (valid an hour) that creates the
+                                          administrator while no account exists, else a user
   user list                               print every account, one JSON object per line
   user set <name> [--timezone <IANA>] [--webhook-url <URL or "">] [--summary-profile full|home-assistant]
                                           change an account's settings ("" turns the webhook off;
@@ -41,7 +57,7 @@ Commands:
   demo-catalog [--out PATH]               write a demo offline catalog (default <data folder>/catalog.json)
   help                                    show this help`;
 
-type StringOptions = Record<string, { type: 'string' }>;
+type StringOptions = Record<string, { type: 'string' } | { type: 'boolean' }>;
 type Handler = (args: string[], io: CommandIo) => Promise<void>;
 
 /**
@@ -57,12 +73,13 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
     await handler(rest, io);
     return 0;
   } catch (error) {
-    const expected = error instanceof UsageError || error instanceof AppError;
+    const expected = error instanceof UsageError || error instanceof AppError || error instanceof PasswordInputError;
     io.stderr(`airdate: ${oneLine(error)}`);
     return expected ? 2 : 1;
   }
 }
 
+const createSynopsis = 'user create <name> [--timezone <IANA>] [--password | --password-stdin] [--admin]';
 const setSynopsis = 'user set <name> [--timezone <IANA>] [--webhook-url <URL or "">] [--summary-profile full|home-assistant]';
 
 const commands: Record<string, Handler> = {
@@ -81,9 +98,22 @@ const commands: Record<string, Handler> = {
   },
   user: subcommands('user', {
     create: async (args, io) => {
-      const { positionals, values } = parse(args, { timezone: { type: 'string' } }, ['name'], 'user create <name> [--timezone <IANA>]');
-      const account = await withDatabase(io.config, () => createAccount({ name: positionals[0]!, timezone: values.timezone }));
-      io.stdout(JSON.stringify({ id: account.id, name: account.name, timezone: account.timezone }));
+      const options = { timezone: { type: 'string' }, password: { type: 'boolean' }, 'password-stdin': { type: 'boolean' }, admin: { type: 'boolean' } } as const;
+      const { positionals, values } = parse(args, options, ['name'], createSynopsis);
+      if (values.password && values['password-stdin']) throw new UsageError('use either --password or --password-stdin');
+      const password = values.password || values['password-stdin'] ? await readPassword(io, Boolean(values['password-stdin'])) : undefined;
+      const account = await withDatabase(io.config, async () => {
+        // The first account of a server is its administrator (as the setup link would make it).
+        const role = values.admin || (await setupRequired()) ? 'admin' : 'user';
+        return createAccount({ name: positionals[0]!, timezone: values.timezone, password, role });
+      });
+      io.stdout(JSON.stringify({ id: account.id, name: account.name, timezone: account.timezone, role: account.role }));
+    },
+    password: async (args, io) => {
+      const { positionals, values } = parse(args, { 'password-stdin': { type: 'boolean' } }, ['name'], 'user password <name> [--password-stdin]');
+      const password = await readPassword(io, Boolean(values['password-stdin']));
+      await withDatabase(io.config, async () => setPassword({ accountId: (await findAccountByName(positionals[0]!)).id, password }));
+      io.stdout(`password set for "${positionals[0]!.trim()}"; its sessions have ended`);
     },
     list: async (args, io) => {
       parse(args, {}, [], 'user list');
@@ -114,6 +144,13 @@ const commands: Record<string, Handler> = {
     show: secretCommand('token show <name>', (accountId) => showToken({ accountId })),
     regenerate: secretCommand('token regenerate <name>', (accountId) => regenerateToken({ accountId })),
   }),
+  'setup-link': async (args, io) => {
+    parse(args, {}, [], 'setup-link');
+    const origin = io.config.web.publicUrl ?? `http://localhost:${io.config.http.port}`;
+    const link = await withDatabase(io.config, () => setupLinkForServer({ origin, inviteOtherwise: true }));
+    io.stdout(link!.url);
+    io.stderr(link!.purpose === 'first-admin' ? 'creates the administrator; valid for one hour, once' : 'creates a user account; valid for one hour, once');
+  },
   'demo-catalog': async (args, io) => {
     const { values } = parse(args, { out: { type: 'string' } }, [], 'demo-catalog [--out PATH]');
     const file = path.resolve(values.out ?? defaultCatalogFile(io.config));
@@ -128,6 +165,14 @@ const commands: Record<string, Handler> = {
     );
   },
 };
+
+/** The password of `user create` / `user password`: one line of stdin, or asked twice at the terminal. */
+async function readPassword(io: CommandIo, fromStdin: boolean): Promise<string> {
+  const input = io.stdin ?? process.stdin;
+  const password = fromStdin ? await readPasswordLine(input) : await promptNewPassword(input, io.promptOutput ?? process.stderr);
+  checkPasswordRules(password);
+  return password;
+}
 
 /** A command group such as `user`: the next word picks the handler. */
 function subcommands(group: string, handlers: Record<string, Handler>): Handler {

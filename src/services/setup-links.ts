@@ -65,3 +65,14 @@ export async function redeemSetupLink(props: { code: string; name: string; passw
     return insertAccount(data, tx);
   });
 }
+
+/**
+ * First run: when no account exists, a new first-admin link for `origin` (the server prints it at
+ * start, `airdate setup-link` on demand); otherwise an invitation when `inviteOtherwise`, else null.
+ */
+export async function setupLinkForServer(props: { origin: string; inviteOtherwise: boolean }): Promise<{ url: string; purpose: SetupLinkPurpose } | null> {
+  const purpose: SetupLinkPurpose | null = (await setupRequired()) ? 'first-admin' : props.inviteOtherwise ? 'invite' : null;
+  if (purpose === null) return null;
+  const { code } = await createSetupLink({ purpose });
+  return { url: setupLinkUrl(props.origin, code), purpose };
+}

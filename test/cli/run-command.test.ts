@@ -68,15 +68,15 @@ describe('migrate', () => {
 });
 
 describe('user create', () => {
-  it('prints exactly {"id","name","timezone"} on one line', async () => {
+  it('prints exactly {"id","name","timezone","role"} on one line', async () => {
     const name = `user-${randomUUID().slice(0, 8)}`;
     const result = await run(['user', 'create', name]);
     expect(result.code).toBe(0);
     expect(result.stderr).toEqual([]);
     expect(result.stdout).toHaveLength(1);
     const printed = JSON.parse(result.stdout[0]!);
-    expect(Object.keys(printed)).toEqual(['id', 'name', 'timezone']);
-    expect(printed).toEqual({ id: expect.any(Number), name, timezone: 'UTC' });
+    expect(Object.keys(printed)).toEqual(['id', 'name', 'timezone', 'role']);
+    expect(printed).toEqual({ id: expect.any(Number), name, timezone: 'UTC', role: expect.stringMatching(/^(admin|user)$/) });
   });
 
   it('takes --timezone and stores its canonical spelling', async () => {
@@ -246,12 +246,12 @@ describe('bad input: one line on stderr, exit status 2, nothing on stdout', () =
     ['no command', [], 'airdate: missing command (try "airdate help")'],
     ['unknown command', ['frobnicate'], 'airdate: unknown command "frobnicate" (try "airdate help")'],
     ['an Object method name', ['constructor'], 'airdate: unknown command "constructor" (try "airdate help")'],
-    ['an Object method name as subcommand', ['user', 'toString'], 'airdate: unknown user command "toString" (one of create, list, set)'],
+    ['an Object method name as subcommand', ['user', 'toString'], 'airdate: unknown user command "toString" (one of create, password, list, set)'],
     ['serve with arguments', ['serve', '--port', '1'], 'airdate: "serve" takes no arguments'],
-    ['unknown user subcommand', ['user', 'delete', 'bob'], 'airdate: unknown user command "delete" (one of create, list, set)'],
-    ['missing user subcommand', ['user'], 'airdate: missing user command (one of create, list, set)'],
+    ['unknown user subcommand', ['user', 'delete', 'bob'], 'airdate: unknown user command "delete" (one of create, password, list, set)'],
+    ['missing user subcommand', ['user'], 'airdate: missing user command (one of create, password, list, set)'],
     ['unknown token subcommand', ['token', 'revoke', 'bob'], 'airdate: unknown token command "revoke" (one of show, regenerate)'],
-    ['missing name on create', ['user', 'create'], 'airdate: missing <name>; usage: airdate user create <name> [--timezone <IANA>]'],
+    ['missing name on create', ['user', 'create'], 'airdate: missing <name>; usage: airdate user create <name> [--timezone <IANA>] [--password | --password-stdin] [--admin]'],
     ['missing name on token show', ['token', 'show'], 'airdate: missing <name>; usage: airdate token show <name>'],
     ['missing name on webhook secret', ['webhook', 'secret'], 'airdate: missing <name>; usage: airdate webhook secret <name>'],
     ['extra argument', ['user', 'list', 'everyone'], 'airdate: unexpected argument "everyone"'],

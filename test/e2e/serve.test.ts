@@ -45,7 +45,8 @@ describe('the built serve process (npm start), driven like a client', () => {
     expect(demo.stdout).toContain(catalogFile);
     // Debug logging writes a line per request, so the check below that no token is logged can fail.
     server = await startServer({ ...env, AIRDATE_LOG_LEVEL: 'debug' }, built);
-    expect(server.output()).toMatch(/user create <name>/);
+    // First run: the one-time link to create the administrator in the browser.
+    expect(server.output()).toMatch(/No account yet: open http:\/\/localhost:\d+\/setup#code=[\w-]{43} within an hour to create the administrator/);
 
     expect((await runCli(['user', 'create', 'alice', '--timezone', 'Europe/Berlin'], env, built)).code).toBe(0);
     const token = (await runCli(['token', 'show', 'alice'], env, built)).stdout.trim();
