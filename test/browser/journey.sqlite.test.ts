@@ -24,6 +24,8 @@ describe('a new administrator in the browser', () => {
     const tokenField = page.getByRole('textbox', { name: 'API token' });
     const firstToken = await tokenField.inputValue();
     expect(firstToken.length).toBeGreaterThan(20);
+    // The delivery log loads (its query stays within the server's cost limit).
+    await page.getByText('No release notifications yet.').waitFor();
     const summary = (token: string) => fetch(`${airdate.baseUrl}/api/machine/summary`, { headers: { authorization: `Bearer ${token}` } });
     expect((await summary(firstToken)).status).toBe(200);
 

@@ -5,7 +5,7 @@ import { graphql } from '../graphql.ts';
 const DeliveryLogQuery = graphql(`
   query DeliveryLog {
     viewer {
-      notifications(first: 50) {
+      notifications(first: 20) {
         edges {
           node {
             databaseId
@@ -16,7 +16,7 @@ const DeliveryLogQuery = graphql(`
             attempts
             lastAttemptAt
             nextAttemptAt
-            deliveries(first: 100) {
+            deliveries(first: 20) {
               number
               at
               outcome
@@ -60,7 +60,7 @@ export function DeliveryLog() {
       {notifications && notifications.length > 0 && (
         <div class="table-scroll">
           <table>
-            <caption class="visually-hidden">Release notifications, newest first</caption>
+            <caption class="visually-hidden">Release notifications, newest first (the latest 20)</caption>
             <thead>
               <tr>
                 <th scope="col">Item</th>
