@@ -4,16 +4,20 @@
 // run under tsx in production: tsx's loader and its per-module transforms cost ~45 MB of RSS
 // (measured by `npm run bench:import`: idle 201 → 156 MB), for nothing once the code is built.
 // Type checking is `npm run typecheck`'s job; esbuild only strips types.
+// Without an argument it also builds the web app into dist/web (scripts/build-web.mjs), after
+// regenerating web/graphql-env.d.ts from schema.graphql; with an output file (the end-to-end tests'
+// own builds) only the server is built.
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const serverOnly = process.argv[2];
 
 await build({
   absWorkingDir: root,
   entryPoints: ['src/main.ts'],
   // A path inside the project: the build finds prisma/ by walking up (src/paths.ts).
-  outfile: process.argv[2] ?? 'dist/main.js',
+  outfile: serverOnly ?? 'dist/main.js',
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -22,3 +26,9 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+
+if (!serverOnly) {
+  await import('./generate-graphql-env.mjs');
+  const { buildWebApp } = await import('./build-web.mjs');
+  await buildWebApp();
+}

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { AppError } from './errors.ts';
 import type { Config } from './config.ts';
 import { closeDatabase, db, openDatabase, postgresCountersPool } from './db/client.ts';
@@ -22,6 +23,8 @@ import { createCatalogService } from './services/catalog.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { createScheduler, type Scheduler } from './jobs/scheduler.ts';
 import { rateLimitWindowSeconds } from './limits.ts';
+import { createWebApp } from './http/web-app.ts';
+import { projectRoot } from './paths.ts';
 
 /** The whole server, built without listening: tests call `fetch` in-process. */
 export interface App {
@@ -50,11 +53,17 @@ interface Route {
   methods: Partial<Record<'GET' | 'POST', MachineHandler>>;
 }
 
+/** What createApp takes besides the config (tests point these at folders of their own). */
+export interface AppOptions {
+  /** The built web app; dist/web of the project by default (scripts/build-web.mjs). */
+  webAppDir?: string;
+}
+
 /**
  * Builds the server for `config`: opens (and migrates) the database, loads the secret key and
- * the offline catalog, and wires GraphQL and the REST facade onto one schema.
+ * the offline catalog, and wires GraphQL, the REST facade and the web app onto one schema.
  */
-export async function createApp(config: Config): Promise<App> {
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = createLogger(config.logLevel);
   await openDatabase(config, { migrate: true });
   initSecretKey(config);
@@ -78,6 +87,7 @@ export async function createApp(config: Config): Promise<App> {
     return account;
   };
 
+  const webApp = createWebApp(options.webAppDir ?? path.join(projectRoot, 'dist/web'));
   const oidc = createOidcRoutes({ web: config.web, logger });
   oidc.warmUp();
 
@@ -117,7 +127,12 @@ export async function createApp(config: Config): Promise<App> {
       return headAware(request, path === '/healthz' ? json(200, { ok: true }) : await readiness(logger, jobs));
     }
     const found = routes.get(path);
-    if (!found) throw new HttpError(404, `no such endpoint: ${request.method} ${quotedPath(url.pathname)}`);
+    if (!found) {
+      // Not a server path: the web app's files and pages, else the server's JSON 404.
+      const page = await webApp.respond(request, url);
+      if (page) return page;
+      throw new HttpError(404, `no such endpoint: ${request.method} ${quotedPath(url.pathname)}`);
+    }
     const handler = found.methods[method as keyof Route['methods']];
     if (!handler) throw methodNotAllowed(request, Object.keys(found.methods));
     const signedIn = found.session && method === 'GET' && !carriesToken(request, url) ? await session(request) : null;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll } from 'vitest';
-import { createApp, type App } from '../../src/app.ts';
+import { createApp, type App, type AppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { closeDatabase, openDatabase } from '../../src/db/client.ts';
 
@@ -98,9 +98,9 @@ export async function useTestDatabase(env: Record<string, string> = {}): Promise
 }
 
 /** A test database and the whole app built on it, for in-process HTTP tests (`app.fetch`). */
-export async function useTestApp(env: Record<string, string> = {}): Promise<{ app: App; config: Config }> {
+export async function useTestApp(env: Record<string, string> = {}, options: AppOptions = {}): Promise<{ app: App; config: Config }> {
   const config = await useTestDatabase(env);
-  const app = await createApp(config);
+  const app = await createApp(config, options);
   // Registered after useTestDatabase's hook, so it runs first: jobs stop before the database closes.
   afterAll(() => app.jobs.stop(2_000));
   return { app, config };

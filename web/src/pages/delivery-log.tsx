@@ -1,0 +1,112 @@
+import { request } from '../client.ts';
+import { formatTime, Notice, useAction, useLoad } from '../components.tsx';
+import { graphql } from '../graphql.ts';
+
+const DeliveryLogQuery = graphql(`
+  query DeliveryLog {
+    viewer {
+      notifications(first: 20) {
+        edges {
+          node {
+            databaseId
+            itemKey
+            kind
+            releaseDate
+            status
+            attempts
+            lastAttemptAt
+            nextAttemptAt
+            deliveries(first: 20) {
+              number
+              at
+              outcome
+              statusCode
+              error
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+const Redeliver = graphql(`
+  mutation Redeliver($id: Int!) {
+    redeliverNotification(id: $id) {
+      __typename
+      ... on Error {
+        message
+      }
+    }
+  }
+`);
+
+const loadLog = async () => (await request(DeliveryLogQuery)).viewer.notifications.edges.map((edge) => edge.node);
+
+/** The newest release notifications with each delivery attempt, and "send again" for finished ones. */
+export function DeliveryLog() {
+  const { data: notifications, error, reload } = useLoad(loadLog);
+  const redeliver = useAction(async (id: number) => {
+    const result = (await request(Redeliver, { id })).redeliverNotification;
+    if (result.__typename !== 'MutationRedeliverNotificationSuccess') throw new Error(result.message);
+    reload();
+    return 'Sent again; the new attempt is in the log.';
+  });
+  return (
+    <section class="card" aria-labelledby="log-heading">
+      <h2 id="log-heading">Delivery log</h2>
+      {error && <p role="alert">{error}</p>}
+      {notifications?.length === 0 && <p>No release notifications yet.</p>}
+      {notifications && notifications.length > 0 && (
+        <div class="table-scroll">
+          <table>
+            <caption class="visually-hidden">Release notifications, newest first (the latest 20)</caption>
+            <thead>
+              <tr>
+                <th scope="col">Item</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Next retry</th>
+                <th scope="col">Action</th>
+              </tr>
+            </thead>
+            <tbody>
+              {notifications.map((notification) => (
+                <tr key={notification.databaseId}>
+                  <td>
+                    {notification.itemKey} ({notification.releaseDate})
+                    {notification.deliveries.length > 0 && (
+                      <details>
+                        <summary>Attempts</summary>
+                        <ol>
+                          {notification.deliveries.map((attempt) => (
+                            <li key={attempt.number}>
+                              {formatTime(attempt.at)}: {attempt.outcome}
+                              {attempt.statusCode ? ` (HTTP ${attempt.statusCode})` : ''}
+                              {attempt.error ? ` — ${attempt.error}` : ''}
+                            </li>
+                          ))}
+                        </ol>
+                      </details>
+                    )}
+                  </td>
+                  <td>{notification.status}</td>
+                  <td>{notification.attempts}</td>
+                  <td>{formatTime(notification.nextAttemptAt)}</td>
+                  <td>
+                    {notification.status !== 'pending' && (
+                      <button type="button" disabled={redeliver.busy} onClick={() => void redeliver.run(notification.databaseId)}>
+                        Send again<span class="visually-hidden"> {notification.itemKey}</span>
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Notice outcome={redeliver.outcome} />
+    </section>
+  );
+}

@@ -1,0 +1,106 @@
+import { request } from '../client.ts';
+import { ConfirmButton, CopyField, Notice, PageTitle, useAction, useLoad } from '../components.tsx';
+import { graphql, type ResultOf } from '../graphql.ts';
+import { WebhookSettings } from './developer-webhook.tsx';
+import { DeliveryLog } from './delivery-log.tsx';
+
+const DeveloperQuery = graphql(`
+  query DeveloperSettings {
+    viewer {
+      apiToken
+      summaryProfile
+      webhookUrl
+      webhookSecret
+      webhookDisabledAt
+      webhookDisabledReason
+    }
+  }
+`);
+
+const RegenerateToken = graphql(`
+  mutation RegenerateToken {
+    regenerateToken
+  }
+`);
+
+const UpdateSummaryProfile = graphql(`
+  mutation UpdateSummaryProfile($profile: SummaryProfile!) {
+    updateSettings(input: { summaryProfile: $profile }) {
+      __typename
+      ... on Error {
+        message
+      }
+    }
+  }
+`);
+
+export type DeveloperViewer = ResultOf<typeof DeveloperQuery>['viewer'];
+
+const loadDeveloper = async () => (await request(DeveloperQuery)).viewer;
+
+/**
+ * Developer settings: the API token (created on this first view by the server), the machine
+ * URLs built on it, the summary profile, the webhook and its delivery log.
+ */
+export default function DeveloperPage() {
+  const { data: viewer, error, reload } = useLoad(loadDeveloper);
+  const regenerate = useAction(async () => {
+    await request(RegenerateToken);
+    reload();
+    return 'A new token was made; the old one no longer works anywhere.';
+  });
+  const profile = useAction(async (value: 'FULL' | 'HOME_ASSISTANT') => {
+    const result = (await request(UpdateSummaryProfile, { profile: value })).updateSettings;
+    if (result.__typename !== 'MutationUpdateSettingsSuccess') throw new Error(result.message);
+    reload();
+    return 'Summary profile saved.';
+  });
+
+  return (
+    <section>
+      <PageTitle>Developer settings</PageTitle>
+      {error && <p role="alert">{error}</p>}
+      {!viewer && !error && <p class="loading">Loading…</p>}
+      {viewer && (
+        <>
+          <section class="card" aria-labelledby="token-heading">
+            <h2 id="token-heading">API token</h2>
+            <p class="hint">Scripts, Home Assistant and calendar apps use it. Keep it secret: it acts as you.</p>
+            <CopyField id="api-token" label="API token" value={viewer.apiToken} />
+            <ConfirmButton
+              label="Regenerate token"
+              question="Make a new API token?"
+              confirm="Regenerate"
+              danger
+              disabled={regenerate.busy}
+              onConfirm={() => void regenerate.run()}
+            >
+              <p>The current token stops working at once, everywhere it is used.</p>
+            </ConfirmButton>
+            <Notice outcome={regenerate.outcome} />
+          </section>
+
+          <section class="card" aria-labelledby="summary-heading">
+            <h2 id="summary-heading">Summary for Home Assistant</h2>
+            <div class="field">
+              <label for="summary-profile">Summary profile</label>
+              <select
+                id="summary-profile"
+                value={viewer.summaryProfile}
+                disabled={profile.busy}
+                onChange={(event) => void profile.run(event.currentTarget.value as 'FULL' | 'HOME_ASSISTANT')}
+              >
+                <option value="FULL">Full: the whole summary</option>
+                <option value="HOME_ASSISTANT">Home Assistant: lists capped to fit its limits</option>
+              </select>
+            </div>
+            <Notice outcome={profile.outcome} />
+          </section>
+
+          <WebhookSettings viewer={viewer} reload={reload} />
+          <DeliveryLog />
+        </>
+      )}
+    </section>
+  );
+}

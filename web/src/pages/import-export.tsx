@@ -1,0 +1,121 @@
+import { useState } from 'preact/hooks';
+import { upload } from '../client.ts';
+import { Notice, PageTitle, useAction } from '../components.tsx';
+import { graphql, type ResultOf } from '../graphql.ts';
+import { ImportReport } from './import-report.tsx';
+
+const ImportLibrary = graphql(`
+  mutation ImportLibrary($source: ImportSource!, $files: [File!]!, $dryRun: Boolean) {
+    importLibrary(source: $source, files: $files, dryRun: $dryRun) {
+      __typename
+      ... on Error {
+        message
+      }
+      ... on ImportFileError {
+        file
+        problem
+      }
+      ... on MutationImportLibrarySuccess {
+        data {
+          dryRun
+          imported {
+            shows
+            episodes
+            movies
+            games
+            history
+          }
+          skipped {
+            file
+            item
+            reason
+          }
+          unmatched {
+            file
+            kind
+            title
+            year
+            sourceId
+          }
+        }
+      }
+    }
+  }
+`);
+
+export type ImportSummary = Extract<ResultOf<typeof ImportLibrary>['importLibrary'], { __typename: 'MutationImportLibrarySuccess' }>['data'];
+type Source = 'TRAKT' | 'TVTIME' | 'SIMKL' | 'LETTERBOXD' | 'GROUVEE' | 'AIRDATE';
+
+/** Every ImportSource, with what its export file is called there. */
+const sources: { value: Source; label: string }[] = [
+  { value: 'TRAKT', label: 'Trakt (JSON export or CSV)' },
+  { value: 'TVTIME', label: 'TV Time (GDPR export)' },
+  { value: 'SIMKL', label: 'Simkl (JSON or CSV backup)' },
+  { value: 'LETTERBOXD', label: 'Letterboxd (CSV export)' },
+  { value: 'GROUVEE', label: 'Grouvee (collection CSV)' },
+  { value: 'AIRDATE', label: 'Airdate (an export of this or another Airdate)' },
+];
+
+/** Import files of another tracker and see the report; download this account's export. */
+export default function ImportExportPage() {
+  const [source, setSource] = useState<Source>('TRAKT');
+  const [files, setFiles] = useState<File[]>([]);
+  const [dryRun, setDryRun] = useState(false);
+  const [report, setReport] = useState<ImportSummary | null>(null);
+  const run = useAction(async () => {
+    setReport(null);
+    if (files.length === 0) throw new Error('Choose at least one file.');
+    const result = (await upload(ImportLibrary, { source, files, dryRun })).importLibrary;
+    if (result.__typename === 'ImportFileError') throw new Error(`${result.file}: ${result.problem}`);
+    if (result.__typename !== 'MutationImportLibrarySuccess') throw new Error(result.message);
+    setReport(result.data);
+    return result.data.dryRun ? 'Dry run finished: nothing was written.' : 'Import finished.';
+  });
+
+  return (
+    <section>
+      <PageTitle>Import & export</PageTitle>
+      <section class="card" aria-labelledby="import-heading">
+        <h2 id="import-heading">Import</h2>
+        <p class="hint">Nothing is ever deleted or duplicated; importing the same file twice adds nothing.</p>
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            void run.run();
+          }}
+        >
+          <div class="field">
+            <label for="import-source">From</label>
+            <select id="import-source" value={source} onChange={(event) => setSource(event.currentTarget.value as Source)}>
+              {sources.map((item) => (
+                <option key={item.value} value={item.value}>
+                  {item.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="import-files">Files (zips too)</label>
+            <input id="import-files" type="file" multiple onChange={(event) => setFiles(Array.from(event.currentTarget.files ?? []))} />
+          </div>
+          <div class="check">
+            <input id="dry-run" type="checkbox" checked={dryRun} onChange={(event) => setDryRun(event.currentTarget.checked)} />
+            <label for="dry-run">Dry run: show the report, write nothing</label>
+          </div>
+          <button class="primary" disabled={run.busy}>
+            {run.busy ? 'Importing…' : 'Import'}
+          </button>
+        </form>
+        <Notice outcome={run.outcome} />
+        {report && <ImportReport report={report} />}
+      </section>
+      <section class="card" aria-labelledby="export-heading">
+        <h2 id="export-heading">Export</h2>
+        <p>Your whole library with its watch history, as JSON that another Airdate can import.</p>
+        <a class="button" href="/api/export" download="airdate-export.json">
+          Download export
+        </a>
+      </section>
+    </section>
+  );
+}
