@@ -39,6 +39,18 @@ describe('a new administrator in the browser', () => {
     expect((await summary(firstToken)).status).toBe(401);
     expect((await summary(secondToken)).status).toBe(200);
 
+    // The copyable machine URLs carry the new token and answer as they are (calendar apps and
+    // Home Assistant take a URL and nothing else); the subscribe link is the webcal: form.
+    const summaryUrl = await page.getByRole('textbox', { name: 'Summary URL' }).inputValue();
+    const calendarUrl = await page.getByRole('textbox', { name: 'Calendar URL' }).inputValue();
+    expect(summaryUrl).toBe(`${airdate.baseUrl}/api/machine/summary?token=${secondToken}`);
+    expect((await fetch(summaryUrl)).status).toBe(200);
+    const calendar = await fetch(calendarUrl);
+    expect(calendar.status).toBe(200);
+    expect(await calendar.text()).toMatch(/^BEGIN:VCALENDAR/);
+    const subscribe = await page.getByRole('link', { name: 'Subscribe in your calendar app' }).getAttribute('href');
+    expect(subscribe).toBe(calendarUrl.replace(/^http:/, 'webcal:'));
+
     // The webhook: a bad URL is refused with the server's words, then the receiver gets a signed test.
     const webhookField = page.getByRole('textbox', { name: 'Webhook URL' });
     await webhookField.fill('ftp://example.com/hook');

@@ -8,6 +8,8 @@ const DeveloperQuery = graphql(`
   query DeveloperSettings {
     viewer {
       apiToken
+      calendarUrl
+      summaryUrl
       summaryProfile
       webhookUrl
       webhookSecret
@@ -80,8 +82,19 @@ export default function DeveloperPage() {
             <Notice outcome={regenerate.outcome} />
           </section>
 
+          <section class="card" aria-labelledby="calendar-heading">
+            <h2 id="calendar-heading">Calendar subscription</h2>
+            <p class="hint">Add it to a calendar app as a subscription (by URL); it carries the token.</p>
+            <CopyField id="calendar-url" label="Calendar URL" value={viewer.calendarUrl} />
+            <p>
+              <a href={webcalUrl(viewer.calendarUrl)}>Subscribe in your calendar app</a>
+            </p>
+          </section>
+
           <section class="card" aria-labelledby="summary-heading">
             <h2 id="summary-heading">Summary for Home Assistant</h2>
+            <p class="hint">Home Assistant's REST sensor (or any widget) polls this URL.</p>
+            <CopyField id="summary-url" label="Summary URL" value={viewer.summaryUrl} />
             <div class="field">
               <label for="summary-profile">Summary profile</label>
               <select
@@ -103,4 +116,9 @@ export default function DeveloperPage() {
       )}
     </section>
   );
+}
+
+/** The same URL with the webcal: scheme, which opens the system's calendar app to subscribe. */
+export function webcalUrl(url: string): string {
+  return url.replace(/^https?:/, 'webcal:');
 }
