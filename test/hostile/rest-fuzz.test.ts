@@ -125,6 +125,10 @@ describe('REST requests of any shape (property)', () => {
             expect(parsed.error, context).toBeTypeOf('string');
           }
           expect(await accountState(account.id), context).toEqual(before);
+        } else if (response.status === 200 && type.startsWith('text/html')) {
+          // A page of the web app (its HTML shell): never for a server path.
+          expect(input.path, context).not.toMatch(/^\/(api|graphql|auth|healthz|readyz)(\/|$)/);
+          if (input.method !== 'HEAD') expect(text, context).toContain('<div id="app">');
         } else if (response.status === 200 && input.method !== 'HEAD' && !type.startsWith('text/calendar')) {
           expect(() => JSON.parse(text), context).not.toThrow();
         }

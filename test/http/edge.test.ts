@@ -83,8 +83,11 @@ describe('request targets and Host headers the app cannot take as they are', () 
     // A broken Host next to an absolute-form target does not matter; ?token= in it works.
     const viaQuery = await exchange(`GET http://other.host:9/api/machine/summary?token=${account.token} HTTP/1.1\r\nHost: [::1\r\n\r\n`);
     expect(viaQuery.status).toBe(200);
+    // No path at all is `/` (the web app), answered as a plain `GET /` is.
     const root = await exchange(`GET http://other.host HTTP/1.1\r\n${host}\r\n`);
-    expectRefusal(root, 404, /^no such endpoint: GET \/$/);
+    const plainRoot = await exchange(`GET / HTTP/1.1\r\n${host}\r\n`);
+    expect([root.status, root.body]).toEqual([plainRoot.status, plainRoot.body]);
+    expectRefusal(await exchange(`GET http://other.host/nowhere.json HTTP/1.1\r\n${host}\r\n`), 404, /^no such endpoint: GET \/nowhere\.json$/);
     expectRefusal(await exchange(`GET ftp://other.host/healthz HTTP/1.1\r\n${host}\r\n`), 400, /scheme must be http or https, not ftp:/);
     // A target without // is refused by Node's parser already.
     expectRefusal(await exchange(`GET mailto:someone@example.com HTTP/1.1\r\n${host}\r\n`), 400, /malformed HTTP request/);
