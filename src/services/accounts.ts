@@ -133,7 +133,7 @@ export async function updateAccount(props: {
     if (summaryProfile !== account.summaryProfile) changes.summaryProfile = summaryProfile;
   }
   if (Object.keys(changes).length === 0) return account;
-  return db().account.update({ where: { id: account.id }, data: { ...changes, feedVersion: { increment: 1 } } });
+  return db().account.update({ where: { id: account.id }, data: { ...changes, feedVersion: { increment: 1 }, calendarVersion: { increment: 1 } } });
 }
 
 /** The public view of an account: `{ id, name, timezone, webhookUrl, summaryProfile }`, never secrets. */

@@ -199,7 +199,9 @@ async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
     }
     if (changes.catalog > 0) await bumpCatalogVersion(tx);
     if (changes.catalog + changes.library + changes.watches > 0) {
-      await tx.account.update({ where: { id: accountId }, data: { feedVersion: { increment: 1 } } });
+      // The calendar lists followed items and their dates: new catalog rows or library rows change it, watches alone do not.
+      const calendarChanged = changes.catalog + changes.library > 0;
+      await tx.account.update({ where: { id: accountId }, data: { feedVersion: { increment: 1 }, ...(calendarChanged ? { calendarVersion: { increment: 1 } } : {}) } });
     }
     if (props.dryRun) throw new DryRunRollback(result);
     return result;

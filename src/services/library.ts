@@ -118,7 +118,8 @@ export async function setFollow(props: SetFollowProps): Promise<{ changed: boole
     } else {
       await tx.libraryItem.create({ data: { ...key, kind: props.kind, ...data } });
     }
-    await tx.account.update({ where: { id: props.accountId }, data: { feedVersion: { increment: 1 } } });
+    // Following and archiving change the calendar too (watching does not: setWatched bumps feedVersion only).
+    await tx.account.update({ where: { id: props.accountId }, data: { feedVersion: { increment: 1 }, calendarVersion: { increment: 1 } } });
     return { changed: true };
   }));
 }

@@ -12,6 +12,8 @@ export interface AuthenticatedAccount {
   timezone: string;
   /** Bumped by every change to the account's library or settings. */
   feedVersion: number;
+  /** Bumped by the changes its calendar depends on (follows, archives, settings, imports), not by watched toggles. */
+  calendarVersion: number;
   /** Bumped by every catalog change; 0 before the server state row exists. */
   catalogVersion: number;
   /** What GET /api/machine/summary answers (`full` or `home-assistant`), read with the token. */
@@ -70,14 +72,14 @@ export async function authenticateToken(token: string): Promise<AuthenticatedAcc
   const digest = sha256Hex(token);
   // Identifiers quoted so the same statement runs on PostgreSQL, where unquoted names fold to lower case.
   const [row] = await fastReader().rows(
-    `SELECT a."id", a."name", a."timezone", a."feedVersion", a."summaryProfile", t."id", t."digest",
+    `SELECT a."id", a."name", a."timezone", a."feedVersion", a."summaryProfile", t."id", t."digest", a."calendarVersion",
             COALESCE((SELECT s."catalogVersion" FROM "ServerState" s WHERE s."id" = 1), 0)
      FROM "ApiToken" t JOIN "Account" a ON a."id" = t."accountId"
      WHERE t."digest" = ?`,
     [digest],
   );
   if (!row) return null;
-  const [id, name, timezone, feedVersion, summaryProfile, tokenId, storedDigest, catalogVersion] = row;
+  const [id, name, timezone, feedVersion, summaryProfile, tokenId, storedDigest, calendarVersion, catalogVersion] = row;
   // The index lookup finds the row; the constant-time comparison is what decides.
   if (!safeEqual(String(storedDigest), digest)) return null;
   noteTokenUse(digest, Number(tokenId));
@@ -86,6 +88,7 @@ export async function authenticateToken(token: string): Promise<AuthenticatedAcc
     name: String(name),
     timezone: String(timezone),
     feedVersion: Number(feedVersion),
+    calendarVersion: Number(calendarVersion),
     catalogVersion: Number(catalogVersion),
     summaryProfile: String(summaryProfile),
   };
