@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 // The server adapter's Response class, as in responses.ts: its bytes go to the socket directly.
 import { Response } from '@whatwg-node/fetch';
@@ -6,8 +7,10 @@ import { listLimits } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import { createAccountCache } from '../services/account-cache.ts';
 import { calendarDays, calendarKinds, calendarMaxDays, type CalendarKind } from '../services/calendar.ts';
-import { feedCacheKey } from '../services/feeds.ts';
-import { renderIcs, type IcsEvent, type RenderedCalendar } from './calendar-ics.ts';
+import { localDate } from '../feeds/dates.ts';
+import type { AuthenticatedAccount } from '../services/tokens.ts';
+import { renderIcs, type IcsEvent } from './calendar-ics.ts';
+import type { GraphQLContext } from '../schema/context.ts';
 import type { MachineHandler } from './machine-routes.ts';
 import { prepareOperation, runOperation } from './run-operation.ts';
 
@@ -19,8 +22,15 @@ const calendarOperation = `
     }
   }`;
 
-/** Accounts whose rendered calendar is kept in memory (a few hundred KB each at most). */
+/** Accounts whose rendered calendar is kept in memory (a few hundred KB to a few MB each). */
 const cacheCapacity = 500;
+
+/**
+ * Names the bytes this code renders from given versions: part of every ETag, so a server that
+ * renders differently (a new release) never answers 304 to a calendar an older one sent. Change
+ * it with any change to what a calendar shows or how it is written.
+ */
+const renderFormat = 'calendar-1';
 
 /** Headers of the 200 and the 304 alike: a token in the URL must not leak through a Referer or a shared cache. */
 const privacyHeaders = { 'cache-control': 'private', 'referrer-policy': 'no-referrer' };
@@ -38,45 +48,75 @@ export interface CalendarRouteProps {
   logger: Logger;
 }
 
+let renders = 0;
+
+/** Calendars this process has loaded and rendered; tests read differences (a 304 must add none). */
+export function calendarRenderCount(): number {
+  return renders;
+}
+
 /**
  * `GET /api/calendar.ics`: runs the `calendar` GraphQL operation and renders it as iCalendar.
- * The rendered bytes and their ETag are kept per account under the feed cache key (library and
- * catalog versions, local date, zone) plus the account name and the parameters, so a calendar
- * app polling an unchanged library gets a 304 without a query beyond the token check. HEAD gets
- * the same answer (app.ts drops the body), 304 included.
+ *
+ * What a calendar shows depends on the account's `calendarVersion` (follows, archives, settings,
+ * imports), the catalog's version, the local date, the zone, the account name and the query's
+ * parameters, and on nothing else (not on watched state: a toggle leaves the calendar alone).
+ * Those make the cache key, and the ETag is a hash of that key, so `If-None-Match` is answered
+ * 304 from the token check alone, before any loading or rendering, on any server instance and
+ * after a restart. The price: a catalog change anywhere gives every calendar a new ETag (one
+ * 200 with the same bytes). The rendering is cached per account under the key (one render for
+ * concurrent requests). HEAD gets the same answer (app.ts drops the body), 304 included.
  */
 export function createCalendarHandler(props: CalendarRouteProps): MachineHandler {
   const { schema, logger } = props;
   const operation = prepareOperation(schema, calendarOperation);
-  const rendered = createAccountCache<RenderedCalendar>(cacheCapacity);
+  const rendered = createAccountCache<Promise<Buffer>>(cacheCapacity);
+
+  const render = async (context: GraphQLContext, params: CalendarParams): Promise<Buffer> => {
+    renders += 1;
+    const variables = { past: params.past, future: params.future, kinds: params.kinds.map((kind) => kind.toUpperCase()) };
+    const data = await runOperation(operation, context, logger, variables);
+    const { name, events } = data.calendar as { name: string; events: (Omit<IcsEvent, 'kind'> & { kind: string })[] };
+    // GraphQL answers enum names (EPISODE); the renderer takes the item kinds.
+    return renderIcs({ name, events: events.map((event) => ({ ...event, kind: event.kind.toLowerCase() as IcsEvent['kind'] })) });
+  };
 
   return async (request, context) => {
     const params = calendarParams(new URL(request.url).searchParams);
     const { account } = context;
-    const key = `${feedCacheKey(account)}:${account.name}:${params.key}`;
-    let calendar = rendered.get(account.id, key);
-    if (calendar === undefined) {
-      const variables = { past: params.past, future: params.future, kinds: params.kinds.map((kind) => kind.toUpperCase()) };
-      const data = await runOperation(operation, context, logger, variables);
-      const { name, events } = data.calendar as { name: string; events: (Omit<IcsEvent, 'kind'> & { kind: string })[] };
-      // GraphQL answers enum names (EPISODE); the renderer takes the item kinds.
-      calendar = await renderIcs({ name, events: events.map((event) => ({ ...event, kind: event.kind.toLowerCase() as IcsEvent['kind'] })) });
-      rendered.set(account.id, key, calendar);
+    const key = calendarCacheKey(account, params.key);
+    const etag = `"${createHash('sha256').update(`${renderFormat}:${account.id}:${key}`).digest('base64url').slice(0, 32)}"`;
+    if (matchesEtag(request.headers.get('if-none-match'), etag)) {
+      return new Response(null, { status: 304, headers: { etag, ...privacyHeaders } });
     }
-    if (matchesEtag(request.headers.get('if-none-match'), calendar.etag)) {
-      return new Response(null, { status: 304, headers: { etag: calendar.etag, ...privacyHeaders } });
+    let body = rendered.get(account.id, key);
+    if (body === undefined) {
+      body = render(context, params);
+      rendered.set(account.id, key, body);
+      const pending = body;
+      pending.catch(() => rendered.forget(account.id, pending));
     }
-    return new Response(calendar.body as unknown as BodyInit, {
+    const bytes = await body;
+    return new Response(bytes as unknown as BodyInit, {
       status: 200,
       headers: {
         'content-type': 'text/calendar; charset=utf-8',
-        'content-length': String(calendar.body.byteLength),
+        'content-length': String(bytes.byteLength),
         'content-disposition': 'inline; filename="airdate.ics"',
-        etag: calendar.etag,
+        etag,
         ...privacyHeaders,
       },
     });
   };
+}
+
+/**
+ * Every version the calendar's bytes depend on. The account name is in the body
+ * (`X-WR-CALNAME`); the zone is there although a change of zone bumps `calendarVersion` too.
+ */
+function calendarCacheKey(account: AuthenticatedAccount, paramsKey: string, now: Date = new Date()): string {
+  const { calendarVersion, catalogVersion, timezone, name } = account;
+  return `${calendarVersion}:${catalogVersion}:${localDate(timezone, now)}:${timezone}:${paramsKey}:${name}`;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
-import { db } from '../../src/db/client.ts';
+import { db, queryCounter } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { calendarRenderCount } from '../../src/rest/calendar-route.ts';
 import { setFollow, setWatched } from '../../src/services/library.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';
@@ -134,22 +135,71 @@ describe('GET /api/calendar.ics', () => {
     expect((await fetchIcs(account.token, '', { method: 'HEAD', headers: { 'if-none-match': etag } })).status).toBe(304);
   });
 
-  it('gives byte-identical output until the library changes: the header token, other accounts’ writes and other items change nothing', async () => {
-    const { account, today, show } = await populated('America/New_York');
+  it('gives byte-identical output until the library changes: the header token, watched toggles and other accounts’ writes change nothing', async () => {
+    const { account, today, show, episode } = await populated('America/New_York');
     const first = await fetchIcs(account.token);
+    const etag = first.headers.get('etag');
     expect((await fetchIcs(account.token)).bytes.equals(first.bytes)).toBe(true);
     const viaHeader = await call(app, 'GET', '/api/calendar.ics', { token: account.token });
     expect(viaHeader.text).toBe(first.bytes.toString('utf8'));
+    expect(viaHeader.headers.get('etag')).toBe(etag);
 
-    // Another account's writes, and a catalog change to a show this account does not follow.
+    // The calendar lists releases, not watch state: a toggle keeps the ETag (and the cached body).
+    await setWatched({ accountId: account.id, kind: 'episode', id: episode(1, 2).id, watched: true });
     const other = await makeAccount();
     await setFollow({ accountId: other.id, kind: 'show', id: show.id, followed: true });
     await setWatched({ accountId: other.id, kind: 'episode', id: show.episodes[1]!.id, watched: true });
+    const afterToggles = await fetchIcs(account.token);
+    expect(afterToggles.headers.get('etag')).toBe(etag);
+    expect(afterToggles.bytes.equals(first.bytes)).toBe(true);
+
+    // A catalog change to a show this account does not follow: the same bytes under a new ETag
+    // (the ETag is the catalog's version, not a hash of the body).
     const stranger = await makeShow({ title: 'Stranger', episodes: [{ number: 1, airDate: today }] });
     await storeCatalogRecords([{ kind: 'show', ids: { tmdb: stranger.tmdbId! }, title: 'Stranger Renamed', poster: null, overview: null, episodes: [] }]);
-    const after = await fetchIcs(account.token);
+    const after = await fetchIcs(account.token, '', { headers: { 'if-none-match': etag! } });
+    expect(after.status).toBe(200);
     expect(after.bytes.equals(first.bytes)).toBe(true);
-    expect(after.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(after.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('answers a matching If-None-Match before loading or rendering anything, also when the body is no longer cached', async () => {
+    const { account, show } = await populated('Europe/Lisbon');
+    const first = await fetchIcs(account.token);
+    const etag = first.headers.get('etag')!;
+    const measure = async (query: string, headers: Record<string, string> = {}) => {
+      const [queries, renders] = [queryCounter(), calendarRenderCount()];
+      const response = await fetchIcs(account.token, query, { headers });
+      return { response, queries: queryCounter() - queries, renders: calendarRenderCount() - renders };
+    };
+    // The token check's queries: what a cached 200 costs.
+    const cached = await measure('');
+    expect([cached.response.status, cached.renders]).toEqual([200, 0]);
+    // Other parameters take the account's one cache slot: the default calendar's body is gone.
+    const narrowed = await measure('kinds=movie');
+    expect([narrowed.response.status, narrowed.renders]).toEqual([200, 1]);
+    for (const method of ['GET', 'HEAD']) {
+      const [queries, renders] = [queryCounter(), calendarRenderCount()];
+      const revalidated = await fetchIcs(account.token, '', { method, headers: { 'if-none-match': etag } });
+      expect(revalidated.status).toBe(304);
+      expect(revalidated.headers.get('etag')).toBe(etag);
+      expect(calendarRenderCount() - renders).toBe(0);
+      expect(queryCounter() - queries).toBeLessThanOrEqual(cached.queries);
+    }
+    // The narrowed calendar has an ETag of its own; a follow change makes both stale.
+    expect(narrowed.response.headers.get('etag')).not.toBe(etag);
+    await setFollow({ accountId: account.id, kind: 'show', id: show.id, archived: true });
+    const changed = await measure('', { 'if-none-match': etag });
+    expect([changed.response.status, changed.renders]).toEqual([200, 1]);
+    expect(changed.response.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('renders once for concurrent requests of the same calendar', async () => {
+    const { account } = await populated('UTC');
+    const renders = calendarRenderCount();
+    const responses = await Promise.all(Array.from({ length: 5 }, () => fetchIcs(account.token)));
+    expect(calendarRenderCount() - renders).toBe(1);
+    for (const response of responses) expect(response.bytes.equals(responses[0]!.bytes)).toBe(true);
   });
 
   it('drops a show the account unfollows or archives after a first fetch, with a new ETag', async () => {
