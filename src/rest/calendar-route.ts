@@ -9,7 +9,7 @@ import { createAccountCache } from '../services/account-cache.ts';
 import { calendarDays, calendarKinds, calendarMaxDays, type CalendarKind } from '../services/calendar.ts';
 import { localDate } from '../feeds/dates.ts';
 import type { AuthenticatedAccount } from '../services/tokens.ts';
-import { renderIcs, type IcsEvent } from './calendar-ics.ts';
+import { renderIcs, type IcsEvent, type WrittenEvent } from './calendar-ics.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import type { MachineHandler } from './machine-routes.ts';
 import { prepareOperation, runOperation } from './run-operation.ts';
@@ -24,6 +24,13 @@ const calendarOperation = `
 
 /** Accounts whose rendered calendar is kept in memory (a few hundred KB to a few MB each). */
 const cacheCapacity = 500;
+
+/**
+ * Accounts whose events' texts are kept for the next render (a few MB each for the biggest
+ * libraries): a follow change then writes only the events it changed. The most recently
+ * rendered accounts are the ones that change and fetch again.
+ */
+const writtenCapacity = 16;
 
 /**
  * Names the bytes this code renders from given versions: part of every ETag, so a server that
@@ -71,6 +78,7 @@ export function createCalendarHandler(props: CalendarRouteProps): MachineHandler
   const { schema, logger } = props;
   const operation = prepareOperation(schema, calendarOperation);
   const rendered = createAccountCache<Promise<Buffer>>(cacheCapacity);
+  const writtenEvents = createAccountCache<Map<string, WrittenEvent>>(writtenCapacity);
 
   const render = async (context: GraphQLContext, params: CalendarParams): Promise<Buffer> => {
     renders += 1;
@@ -78,7 +86,12 @@ export function createCalendarHandler(props: CalendarRouteProps): MachineHandler
     const data = await runOperation(operation, context, logger, variables);
     const { name, events } = data.calendar as { name: string; events: (Omit<IcsEvent, 'kind'> & { kind: string })[] };
     // GraphQL answers enum names (EPISODE); the renderer takes the item kinds.
-    return renderIcs({ name, events: events.map((event) => ({ ...event, kind: event.kind.toLowerCase() as IcsEvent['kind'] })) });
+    const { id } = context.account;
+    const written = new Map<string, WrittenEvent>();
+    const previous = writtenEvents.get(id, 'events');
+    const body = await renderIcs({ name, events: events.map((event) => ({ ...event, kind: event.kind.toLowerCase() as IcsEvent['kind'] })) }, previous, written);
+    writtenEvents.set(id, 'events', written);
+    return body;
   };
 
   return async (request, context) => {

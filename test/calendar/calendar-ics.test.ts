@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldLines } from 'ical-generator';
-import { foldIcsLines, icsDocument, icsText, renderIcs, type IcsEvent } from '../../src/rest/calendar-ics.ts';
+import { foldIcsLines, icsDocument, icsText, renderIcs, type IcsEvent, type WrittenEvent } from '../../src/rest/calendar-ics.ts';
 import { bigCalendar } from './big-calendar.ts';
 import { expectWellFormedLines, parseBoth, parseWithIcalJs, parseWithNodeIcal } from './parse-ics.ts';
 
@@ -163,6 +163,28 @@ describe('renderIcs', () => {
     for (const parsed of [parseWithIcalJs(part), parseWithNodeIcal(part)]) {
       expect(parsed.events.map((read) => [read.uid, read.start, read.summary, read.description])).toEqual(expected);
     }
+  });
+
+  it('reuses the text of unchanged events from a previous render and writes changed ones anew, byte for byte as a fresh render', async () => {
+    const calendar = bigCalendar();
+    const written = new Map<string, WrittenEvent>();
+    await renderIcs(calendar, undefined, written);
+    expect(written.size).toBe(6_000);
+    // A follow change (events gone, events added), a rename, a new stamp, a moved date, a new kind.
+    const events = calendar.events.slice(100).map((event, index) => {
+      if (index % 97 === 0) return { ...event, summary: `${event.summary} (renamed)` };
+      if (index % 89 === 0) return { ...event, updatedAt: '2027-01-01T00:00:00.000Z' };
+      if (index % 83 === 0) return { ...event, date: '2027-02-28' };
+      if (index % 79 === 0) return { ...event, kind: 'game' as const, description: 'Game release' };
+      return event;
+    });
+    events.push(event({ uid: 'new@airdate', summary: 'Brand new' }));
+    const changed = { name: calendar.name, events };
+    const next = new Map<string, WrittenEvent>();
+    const reused = await renderIcs(changed, written, next);
+    expect(reused.equals(await renderIcs(changed))).toBe(true);
+    expect([...next.keys()]).toEqual(events.map((item) => item.uid));
+    expect(reused.toString('utf8')).toContain('SUMMARY:Brand new\r\n');
   });
 
   it('folds any text, unpaired surrogates included, exactly as ical-generator folds it (property)', () => {
