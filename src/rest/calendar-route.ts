@@ -85,11 +85,12 @@ export function createCalendarHandler(props: CalendarRouteProps): MachineHandler
     const variables = { past: params.past, future: params.future, kinds: params.kinds.map((kind) => kind.toUpperCase()) };
     const data = await runOperation(operation, context, logger, variables);
     const { name, events } = data.calendar as { name: string; events: (Omit<IcsEvent, 'kind'> & { kind: string })[] };
-    // GraphQL answers enum names (EPISODE); the renderer takes the item kinds.
     const { id } = context.account;
     const written = new Map<string, WrittenEvent>();
     const previous = writtenEvents.get(id, 'events');
-    const body = await renderIcs({ name, events: events.map((event) => ({ ...event, kind: event.kind.toLowerCase() as IcsEvent['kind'] })) }, previous, written);
+    // GraphQL answers enum names (EPISODE); the renderer takes the item kinds.
+    const icsEvents = events.map((event) => ({ ...event, kind: event.kind.toLowerCase() as IcsEvent['kind'] }));
+    const body = await renderIcs({ name, events: icsEvents }, previous, written);
     writtenEvents.set(id, 'events', written);
     return body;
   };
