@@ -92,8 +92,8 @@ const eventsPerSlice = 1_000;
  * written by `writeEvent`, `eventsPerSlice` at a time with a turn of the event loop between
  * slices. Through ical-generator each event cost an object with a random UUID, date validation
  * and formatting, and 10.x folds the whole document one character at a time with a new
- * TextEncoder each (~2.5 s for 6 000 events; 11.1.0, which fixes that (its issue #765), needs Node 22): 6 000
- * events now take ~20 ms on a busy 2-core machine. Tests pin the bytes to ical-generator's own output.
+ * TextEncoder each (~2.5 s for 6 000 events; 11.1.0 fixes that, its issue #765, but needs
+ * Node 22): 6 000 events now take ~25 ms of CPU. Tests pin the bytes to ical-generator's output.
  *
  * A calendar rendered again after a change mostly holds the events it held: given the events a
  * previous render wrote (`previous`, by UID), an event whose fields are all the same reuses its
