@@ -15,6 +15,12 @@ import { summaryLimit } from './summary-limit.ts';
 /** Accounts whose serialized summary is kept in memory (a few hundred KB each at most). */
 const summaryCacheCapacity = 500;
 
+/**
+ * Accounts whose narrow feed bodies (releases, airing, widget: each up to a summary's size) are
+ * kept, per feed: fewer than the summary's, since few accounts poll them and each adds to RSS.
+ */
+const narrowFeedCacheCapacity = 100;
+
 const feedItemFields = `
   fragment FeedItemFields on FeedItem {
     kind id title airDate poster
@@ -81,7 +87,7 @@ export function createMachineHandlers(props: MachineRouteProps) {
    * each narrow feed keeps its latest body and ETag per account under the feed cache key.
    */
   const feedHandler = (name: string, document: PreparedOperation, present: (summary: GraphQLSummary, generatedAt: Date) => unknown): MachineHandler => {
-    const bodies = createFeedBodies(name, summaryCacheCapacity);
+    const bodies = createFeedBodies(name, narrowFeedCacheCapacity);
     return async (request, context) =>
       bodies.answer(request, context.account.id, feedCacheKey(context.account), async (generatedAt) => {
         const data = await runOperation(document, context, logger);
