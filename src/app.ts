@@ -24,6 +24,7 @@ import { createRateLimiter } from './http/rate-limit.ts';
 import { createScheduler, type Scheduler } from './jobs/scheduler.ts';
 import { rateLimitWindowSeconds } from './limits.ts';
 import { createWebApp } from './http/web-app.ts';
+import { createCompression } from './http/compression.ts';
 import { projectRoot } from './paths.ts';
 
 /** The whole server, built without listening: tests call `fetch` in-process. */
@@ -91,6 +92,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const oidc = createOidcRoutes({ web: config.web, logger });
   oidc.warmUp();
 
+  const compress = createCompression();
   const machine = createMachineHandlers({ schema, logger, maxJsonBytes: config.limits.maxJsonBytes });
   const routes = new Map<string, Route>([
     ['/api/machine/summary', { auth: 'header-or-query', methods: { GET: machine.summary } }],
@@ -178,6 +180,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           response = errorResponse(500, 'internal server error');
         }
       }
+      // gzip or br when asked, for every JSON and iCalendar answer (src/http/compression.ts).
+      response = await compress(request, response);
       if (logger.debugEnabled) logger.debug(`${request.method} ${url ? redactedPath(url) : '(unreadable URL)'} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
       return response;
     },

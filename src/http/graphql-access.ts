@@ -27,9 +27,10 @@ export interface DocumentAccess {
  * `query` member of a JSON POST body already read under its limit) and tells what it asks for.
  * Anything unreadable, an upload, or a document past `maxTokens` is not public: it is refused
  * before validation, so an anonymous caller learns nothing of the schema (no field suggestions).
+ * `parsedBody`: the JSON body the edge already parsed (graphql-body.ts), read instead of the request.
  */
-export async function anonymousDocumentAccess(request: Request, limits: Config['limits']['graphql']): Promise<DocumentAccess> {
-  const text = await documentText(request);
+export async function anonymousDocumentAccess(request: Request, limits: Config['limits']['graphql'], parsedBody?: Record<string, unknown>): Promise<DocumentAccess> {
+  const text = parsedBody !== undefined ? (typeof parsedBody.query === 'string' ? parsedBody.query : undefined) : await documentText(request);
   if (text === undefined) return { isPublic: false, hasMutation: false };
   let document: DocumentNode;
   try {

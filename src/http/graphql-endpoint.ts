@@ -11,8 +11,7 @@ import { schema } from '../schema/index.ts';
 import { anonymousDocumentAccess, anonymousRefusal, refuseCrossSite } from './graphql-access.ts';
 import { graphqlLimitPlugins, limitCodes } from './graphql-limits.ts';
 import { publicOrigin } from './public-origin.ts';
-import { cappedRequest, isMultipart, readCappedBody } from './read-upload.ts';
-import { HttpError } from './responses.ts';
+import { boundedRequest, parsedBody, preparsedBodyParser } from './graphql-body.ts';
 
 /** What the edge found out about the request, handed to Yoga as the server context. */
 type ServerContext = { account: GraphQLContext['account']; web: WebRequestContext };
@@ -52,10 +51,6 @@ const noAccount = new Proxy({} as GraphQLContext['account'], {
   },
 });
 
-/** Content types an operation may be posted as: JSON, or a multipart upload (importLibrary). */
-const postedTypes = ['application/json', 'application/graphql-response+json', 'application/graphql+json', 'multipart/form-data'];
-const mediaType = (request: Request) => (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-
 /**
  * Builds the GraphQL endpoint on the schema: Yoga with the document limits (graphql-limits.ts),
  * body limits (AIRDATE_MAX_JSON_KB for JSON, AIRDATE_MAX_UPLOAD_MB for uploads) and error
@@ -73,7 +68,9 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
     batching: false,
     maskedErrors: { maskError: classifyError },
     logging: yogaLogger(logger),
-    plugins: [...graphqlLimitPlugins(config.limits.graphql), logRefusals(logger)],
+    // Bodies are read under our limits before Yoga sees them (graphql-body.ts).
+    maxRequestBodySize: false,
+    plugins: [preparsedBodyParser(), ...graphqlLimitPlugins(config.limits.graphql), logRefusals(logger)],
     graphiql: { title: 'Airdate GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }) },
     context: ({ account, web }): GraphQLContext => ({ account, services, source: 'graphql', web }),
   });
@@ -84,7 +81,7 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
       if (access.via === 'session') refuseCrossSite(request, config.web);
       const bounded = await boundedRequest(request, config.limits);
       if (access.via === 'anonymous') {
-        const wanted = await anonymousDocumentAccess(bounded, config.limits.graphql);
+        const wanted = await anonymousDocumentAccess(bounded, config.limits.graphql, parsedBody(bounded));
         if (!wanted.isPublic) throw anonymousRefusal();
         if (wanted.hasMutation) refuseCrossSite(request, config.web);
       }
@@ -105,41 +102,6 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
       return response;
     },
   };
-}
-
-/**
- * The request with its body read under the right limit, refusing what GraphQL over HTTP does not
- * take: a POST in another content type (415), a GET that says it carries an upload (415: a GET
- * has no body), a body over its limit (413, refused from Content-Length before reading).
- */
-async function boundedRequest(request: Request, limits: Config['limits']): Promise<Request> {
-  const type = mediaType(request);
-  if (request.method === 'GET' || request.method === 'HEAD') {
-    if (type === 'multipart/form-data') throw new HttpError(415, 'a GET request has no body: send uploads as a multipart POST');
-    // Yoga parses these with JSON.parse and reports a failure as a fault of its own.
-    const params = new URL(request.url).searchParams;
-    for (const name of ['variables', 'extensions']) {
-      const value = params.get(name);
-      if (value !== null && value !== '' && !isJson(value)) throw new HttpError(400, `the ${name} parameter must be JSON`);
-    }
-    return request;
-  }
-  if (request.method !== 'POST') return request; // Yoga answers 405 with Allow.
-  if (!postedTypes.includes(type)) {
-    throw new HttpError(415, 'content type must be application/json (or multipart/form-data for uploads)');
-  }
-  if (isMultipart(request)) return cappedRequest(request, limits.maxUploadBytes);
-  const body = await readCappedBody(request, limits.maxJsonBytes, `request body is larger than ${Math.floor(limits.maxJsonBytes / 1024)} KB`);
-  return new Request(request.url, { method: 'POST', headers: request.headers, body: body as unknown as BodyInit });
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -1,12 +1,12 @@
 import type { GraphQLSchema } from 'graphql';
-import { json, jsonBytes, okResponse } from '../http/responses.ts';
+import { okResponse } from '../http/responses.ts';
 import { readJsonBody } from '../http/read-json.ts';
 import type { Logger } from '../log.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { booleanField, requireId, requireKind, requireObject } from './machine-body.ts';
 import { prepareOperation, runOperation, throwIfError, type PreparedOperation } from './run-operation.ts';
 import { presentFeedItem, presentSummary, type GraphQLSummary } from './present-feeds.ts';
-import { createAccountCache } from '../services/account-cache.ts';
+import { createFeedBodies } from './feed-bodies.ts';
 import { feedCacheKey } from '../services/feeds.ts';
 import { listLimits } from '../limits.ts';
 import { presentHomeAssistantSummary } from './home-assistant-summary.ts';
@@ -14,6 +14,12 @@ import { summaryLimit } from './summary-limit.ts';
 
 /** Accounts whose serialized summary is kept in memory (a few hundred KB each at most). */
 const summaryCacheCapacity = 500;
+
+/**
+ * Accounts whose narrow feed bodies (releases, airing, widget: each up to a summary's size) are
+ * kept, per feed: fewer than the summary's, since few accounts poll them and each adds to RSS.
+ */
+const narrowFeedCacheCapacity = 100;
 
 const feedItemFields = `
   fragment FeedItemFields on FeedItem {
@@ -76,12 +82,18 @@ export function createMachineHandlers(props: MachineRouteProps) {
   const widget = prepareOperation(schema, widgetOperation);
   const sync = prepareOperation(schema, syncOperation);
 
-  /** Runs a read operation and answers its summary, reshaped by `present`. */
-  const feedHandler = (document: PreparedOperation, present: (summary: GraphQLSummary) => unknown): MachineHandler =>
-    async (_request, context) => {
-      const data = await runOperation(document, context, logger);
-      return json(200, present(data.summary as GraphQLSummary));
-    };
+  /**
+   * Runs a read operation and answers its summary, reshaped by `present`, from the feed cache:
+   * each narrow feed keeps its latest body and ETag per account under the feed cache key.
+   */
+  const feedHandler = (name: string, document: PreparedOperation, present: (summary: GraphQLSummary, generatedAt: Date) => unknown): MachineHandler => {
+    const bodies = createFeedBodies(name, narrowFeedCacheCapacity);
+    return async (request, context) =>
+      bodies.answer(request, context.account.id, feedCacheKey(context.account), async (generatedAt) => {
+        const data = await runOperation(document, context, logger);
+        return Buffer.from(JSON.stringify(present(data.summary as GraphQLSummary, generatedAt)));
+      });
+  };
 
   /** Answers a write mutation's result union: success → {"ok":true}, error → its status. */
   const writeResponse = (result: unknown): Response => {
@@ -89,41 +101,34 @@ export function createMachineHandlers(props: MachineRouteProps) {
     return okResponse();
   };
 
-  /**
-   * Serialized summaries without their `generatedAt`, under the feed cache key and the limit: a
-   * repeated request costs the token check and one string join instead of a GraphQL execution.
-   */
-  const summaryBodies = createAccountCache<Buffer>(summaryCacheCapacity);
+  /** Serialized summaries under the feed cache key and the limit, with their ETags (feed-bodies.ts). */
+  const summaryBodies = createFeedBodies('summary', summaryCacheCapacity);
 
   const handlers = {
     summary: (async (request, context) => {
       const limit = summaryLimit(new URL(request.url).searchParams);
       const key = `${feedCacheKey(context.account)}:${limit ?? 'all'}`;
-      let rest = summaryBodies.get(context.account.id, key);
-      if (rest === undefined) {
+      return summaryBodies.answer(request, context.account.id, key, async (generatedAt) => {
         const data = await runOperation(summary, context, logger, { first: limit ?? listLimits.feedItems.max });
         // The profile came with the token; changing it bumps the feed version, so the key holds it.
         const present = context.account.summaryProfile === 'home-assistant' ? presentHomeAssistantSummary : presentSummary;
-        const { generatedAt: _stamp, ...presented } = present(data.summary as GraphQLSummary);
-        // Kept as UTF-8 bytes: a repeated request then copies them instead of encoding text.
-        rest = Buffer.from(JSON.stringify(presented).slice(1));
-        summaryBodies.set(context.account.id, key, rest);
-      }
-      const stamp = Buffer.from(`{"generatedAt":"${new Date().toISOString()}",`);
-      return jsonBytes(200, Buffer.concat([stamp, rest], stamp.length + rest.length));
+        // The time the body is made, not the resolver's: the cached bytes and their ETag stay one.
+        const { generatedAt: _resolved, ...presented } = present(data.summary as GraphQLSummary);
+        return Buffer.from(JSON.stringify({ generatedAt: generatedAt.toISOString(), ...presented }));
+      });
     }) satisfies MachineHandler,
 
-    releases: feedHandler(releases, (summary) => ({ items: summary.releasing.map(presentFeedItem) })),
+    releases: feedHandler('releases', releases, (summary) => ({ items: summary.releasing.map(presentFeedItem) })),
 
-    airing: feedHandler(airing, (summary) => ({
+    airing: feedHandler('airing', airing, (summary) => ({
       counts: { today: summary.counts.airingToday, week: summary.counts.airingWeek },
       next: summary.next === null ? null : presentFeedItem(summary.next),
       today: summary.today.map(presentFeedItem),
       week: summary.week.map(presentFeedItem),
     })),
 
-    widget: feedHandler(widget, (summary) => ({
-      generatedAt: summary.generatedAt,
+    widget: feedHandler('widget', widget, (summary, generatedAt) => ({
+      generatedAt: generatedAt.toISOString(),
       watchlist: summary.upNext.map(presentFeedItem),
       week: summary.week.map(presentFeedItem),
     })),

@@ -73,6 +73,9 @@ describe('GraphQL document limits', () => {
     await expectRefused(account.token, '{ viewer { name notifications(first: 49) { edges { cursor } } } }', 'QUERY_TOO_COSTLY');
     await ok('query($n: Int) { viewer { notifications(first: $n) { edges { cursor } } } }', { n: 49 });
     await expectRefused(account.token, 'query($n: Int) { viewer { notifications(first: $n) { edges { cursor } } } }', 'QUERY_TOO_COSTLY', { n: 50 });
+    // A passed cost is remembered per document and variables: the same text asking for more is still measured.
+    await ok('query($n: Int) { viewer { notifications(first: $n) { edges { cursor } } } }', { n: 49 });
+    await expectRefused(account.token, 'query($n: Int) { viewer { notifications(first: $n) { edges { cursor } } } }', 'QUERY_TOO_COSTLY', { n: 50 });
     // Only the operation asked for is measured.
     await ok('query Cheap { viewer { name } } query Dear { viewer { notifications(first: 50) { edges { cursor } } } }', undefined, 'Cheap');
     const dear = await call(app, 'POST', '/graphql', { token: account.token, body: { query: 'query Cheap { viewer { name } } query Dear { viewer { notifications(first: 50) { edges { cursor } } } }', operationName: 'Dear' } });
@@ -192,6 +195,9 @@ describe('GraphQL over HTTP', () => {
     const init = { method: 'POST', headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json' }, body: stream, duplex: 'half' };
     const streamed = await small.fetch(new Request('http://airdate.test/graphql', init as RequestInit));
     expect(streamed.status).toBe(413);
+    // A caller of fetch declaring a small length and sending more is measured by what it sent.
+    const understated = new Request('http://airdate.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json', 'content-length': '20' }, body: big });
+    expect((await small.fetch(understated)).status).toBe(413);
     const fits = await call(small, 'POST', '/graphql', { token: account.token, body: { query: '{ viewer { name } }' } });
     expect(fits.status).toBe(200);
   });
