@@ -13,6 +13,7 @@ import { renderIcs, type IcsEvent, type WrittenEvent } from './calendar-ics.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import type { MachineHandler } from './machine-routes.ts';
 import { prepareOperation, runOperation } from './run-operation.ts';
+import { matchesEtag } from './feed-bodies.ts';
 
 const calendarOperation = `
   query CalendarFeed($past: Int, $future: Int, $kinds: [FeedItemKind!]) {
@@ -167,13 +168,4 @@ function dayCount(search: URLSearchParams, name: 'past' | 'future'): number {
   // Digits only: Number() would accept ' 7', '1e3', '0x10' and '7.0'.
   if (!/^\d{1,9}$/.test(text)) throw new HttpError(400, `${name} must be a whole number of days from 0 to ${calendarMaxDays}`);
   return calendarDays(name, Number(text));
-}
-
-/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/"x"` matches `"x"`; `*` matches any. */
-function matchesEtag(header: string | null, etag: string): boolean {
-  if (header === null) return false;
-  return header.split(',').some((candidate) => {
-    const tag = candidate.trim();
-    return tag === '*' || tag.replace(/^W\//, '') === etag;
-  });
 }
