@@ -105,9 +105,9 @@ describe('regenerateToken', () => {
 });
 
 describe('authenticateToken', () => {
-  it('returns the account with its feed and catalog versions', async () => {
+  it('returns the account with its feed, calendar and catalog versions', async () => {
     const account = await makeAccount();
-    await db().account.update({ where: { id: account.id }, data: { feedVersion: 7, timezone: 'Europe/Berlin' } });
+    await db().account.update({ where: { id: account.id }, data: { feedVersion: 7, calendarVersion: 3, timezone: 'Europe/Berlin' } });
     const token = await showToken({ accountId: account.id });
     // No ServerState row yet counts as catalog version 0.
     await db().serverState.deleteMany();
@@ -116,6 +116,7 @@ describe('authenticateToken', () => {
       name: account.name,
       timezone: 'Europe/Berlin',
       feedVersion: 7,
+      calendarVersion: 3,
       catalogVersion: 0,
       summaryProfile: 'full',
     });
