@@ -5,6 +5,7 @@ import { db } from '../../src/db/client.ts';
 import { setWatched } from '../../src/services/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
+import { openTransaction, turns } from '../support/open-transaction.ts';
 
 /**
  * The SQLite writer (fast-write-sqlite.ts) beside the other holders of the write lock. A Prisma
@@ -16,40 +17,12 @@ import { makeAccount, makeShow } from '../support/factories.ts';
 initSecretKey(await useTestDatabase());
 const file = (await db().$queryRawUnsafe<{ file: string }[]>('PRAGMA database_list'))[0]!.file;
 
-async function turns(count: number): Promise<void> {
-  for (let turn = 0; turn < count; turn += 1) await new Promise((resolve) => setImmediate(resolve));
-}
-
-/**
- * A Prisma transaction that has read (so holds a read snapshot, not yet the write lock) and stays
- * open until `end()`, then writes and commits. A write committed by another connection meanwhile
- * would make its snapshot stale, and its own write would then fail (SQLITE_BUSY_SNAPSHOT).
- */
-function openTransaction(accountId: number) {
-  let finish!: (rollBack: boolean) => void;
-  const ending = new Promise<boolean>((resolve) => (finish = resolve));
-  let opened!: () => void;
-  const isOpen = new Promise<void>((resolve) => (opened = resolve));
-  const settled = db()
-    .$transaction(async (tx) => {
-      await tx.account.findUniqueOrThrow({ where: { id: accountId } });
-      opened();
-      if (await ending) throw new Error('rolled back on purpose');
-      await tx.account.update({ where: { id: accountId }, data: { timezone: 'Europe/Paris' } });
-    }, { timeout: 20_000 })
-    .then(() => 'committed', (error: Error) => error.message);
-  onTestFinished(async () => {
-    finish(true);
-    await settled;
-  });
-  return { isOpen, settled, end: (rollBack = false) => finish(rollBack) };
-}
-
 describe('the SQLite writer and the write lock', () => {
   it('waits for an open Prisma transaction of this process, which then writes and commits, and writes after it', async () => {
     const [holder, writer] = [await makeAccount(), await makeAccount()];
     const [episode] = (await makeShow({ episodes: [{ number: 1, airDate: null }] })).episodes;
-    const transaction = openTransaction(holder.id);
+    // Open, it has only read; a change committed meanwhile would make its own write fail (SQLITE_BUSY_SNAPSHOT).
+    const transaction = openTransaction(holder.id, { writeAtEnd: true });
     await transaction.isOpen;
     let outcome: unknown;
     const write = setWatched({ accountId: writer.id, kind: 'episode', id: episode!.id, watched: true }).then(
