@@ -123,10 +123,11 @@ const archive = (account: Account) => (request: number) => ({ kind: 'show', id: 
 
 /** Seeds an account, starts a server, warms it up and measures both phases; stops the server. */
 async function measure(label: string, start: () => Promise<ServerProcess>): Promise<PhaseFigures[]> {
+  console.log(`\n${label}: seeding its account, starting it`);
   const account = await seedAccount();
   const server = await start();
   try {
-    console.log(`\n${label}: idle server RSS ${memoryOf(server.child.pid!).rss.toFixed(0)} MB`);
+    console.log(`idle server RSS ${memoryOf(server.child.pid!).rss.toFixed(0)} MB`);
     // Warm-up (JIT, statement caches) on the second pool.
     await phase(server, account, 'warm-up', '/api/machine/watched', toggle(account, poolSize), false);
     const before = await db().watchEvent.count({ where: { accountId: account.id } });
@@ -137,7 +138,13 @@ async function measure(label: string, start: () => Promise<ServerProcess>): Prom
     const follow = await phase(server, account, 'POST /api/machine/follow (archive changes)', '/api/machine/follow', archive(account));
     return [watched.figures!, follow.figures!];
   } finally {
+    // A server that does not stop within 15 s of SIGTERM is reported and killed, not waited for.
+    const killed = setTimeout(() => {
+      console.log(`the server did not stop within 15 s of SIGTERM; killed. Its output:\n${server.output()}`);
+      server.child.kill('SIGKILL');
+    }, 15_000);
     const code = await server.stop();
+    clearTimeout(killed);
     if (code !== 0) console.log(`the server exited with ${code}:\n${server.output()}`);
   }
 }
