@@ -7,15 +7,19 @@ import { transactionTimes } from '../limits.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { DatabaseError } from './errors.ts';
 import { openPostgresReader, openSqliteReader, type FastReader } from './fast-read.ts';
+import type { FastWriter } from './fast-write.ts';
+import { openPostgresWriter } from './fast-write-postgres.ts';
+import { openSqliteWriter } from './fast-write-sqlite.ts';
 import { migratePostgres, migrateSqlite } from './migrate.ts';
 import { connectPostgres, describeUrl, explainConnectError, postgresConnection } from './postgres.ts';
-import { gateSqliteAdapter } from './sqlite-gate.ts';
+import { createTurns, gateSqliteAdapter } from './sqlite-gate.ts';
 
 export type { PrismaClient };
 export { DatabaseError };
 
 let current: PrismaClient | undefined;
 let currentReader: FastReader | undefined;
+let currentWriter: FastWriter | undefined;
 let currentKind: Config['database']['kind'] = 'sqlite';
 let currentCountersPool: pg.Pool | undefined;
 let queryCount = 0;
@@ -38,6 +42,12 @@ export function db(): PrismaClient {
 export function fastReader(): FastReader {
   if (!currentReader) throw new DatabaseError('the database is not open (call openDatabase first)');
   return currentReader;
+}
+
+/** The process's driver-level writer for the hot library writes (see fast-write.ts). */
+export function fastWriter(): FastWriter {
+  if (!currentWriter) throw new DatabaseError('the database is not open (call openDatabase first)');
+  return currentWriter;
 }
 
 /**
@@ -75,10 +85,11 @@ const sqlitePragmas = [
  */
 export async function openDatabase(config: Config, options: { migrate?: boolean } = {}): Promise<PrismaClient> {
   if (current) return current;
-  const { client, reader, countersPool } =
+  const { client, reader, writer, countersPool } =
     config.database.kind === 'postgres' ? await openPostgres(config.database.url, options) : await openSqlite(config.database.file, options);
   current = client;
   currentReader = reader;
+  currentWriter = writer;
   currentCountersPool = countersPool;
   currentKind = config.database.kind;
   return client;
@@ -94,15 +105,18 @@ function countQuery(): void {
 interface OpenedDatabase {
   client: PrismaClient;
   reader: FastReader;
+  writer: FastWriter;
   countersPool?: pg.Pool;
 }
 
 async function openSqlite(file: string, options: { migrate?: boolean }): Promise<OpenedDatabase> {
   mkdirSync(path.dirname(file), { recursive: true });
   if (options.migrate) migrateSqlite(file);
+  // Prisma's transactions and the fast writer's take turns (sqlite-gate.ts, fast-write-sqlite.ts).
+  const turns = createTurns();
   const client = new PrismaClient({
     // One connection: a query outside a transaction waits for an open one to end (sqlite-gate.ts).
-    adapter: gateSqliteAdapter(new PrismaBetterSQLite3({ url: file })),
+    adapter: gateSqliteAdapter(new PrismaBetterSQLite3({ url: file }), turns),
     log: logQueries,
     // Transactions take turns, and an import's lasts as long as the import.
     transactionOptions: { maxWait: transactionTimes.sqliteWaitMs },
@@ -117,7 +131,7 @@ async function openSqlite(file: string, options: { migrate?: boolean }): Promise
       throw new DatabaseError(`SQLite refused PRAGMA ${name} = ${value} (it reports ${actual}) on ${file}`);
     }
   }
-  return { client, reader: openSqliteReader(file, countQuery) };
+  return { client, reader: openSqliteReader(file, countQuery), writer: openSqliteWriter(file, turns, countQuery) };
 }
 
 
@@ -159,17 +173,20 @@ async function openPostgres(url: string, options: { migrate?: boolean }): Promis
   const close = async () => {
     await Promise.all([pool.end(), countersPool.end()]);
   };
-  return { client, reader: { rows: reader.rows, close }, countersPool };
+  return { client, reader: { rows: reader.rows, close }, writer: openPostgresWriter(pool, countQuery), countersPool };
 }
 
 /** Closes the process's database connection; `db()` fails afterwards until it is opened again. */
 export async function closeDatabase(): Promise<void> {
   const client = current;
   const reader = currentReader;
+  const writer = currentWriter;
   current = undefined;
   currentReader = undefined;
+  currentWriter = undefined;
   currentCountersPool = undefined;
   await settleUnawaitedWrites();
+  await writer?.close();
   await client?.$disconnect();
   await reader?.close();
 }

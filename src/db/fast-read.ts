@@ -4,7 +4,8 @@ import type pg from 'pg';
 /**
  * Read-only queries on the per-request hot paths (token check, feed loading), straight through
  * the driver. Prisma costs ~0.3 ms a query and ~0.5 µs a value on top of the driver, which made
- * a cold summary of 25 000 episodes spend ~90 ms in Prisma alone. Writes always go through Prisma.
+ * a cold summary of 25 000 episodes spend ~90 ms in Prisma alone. The hot writes have their own
+ * path (fast-write.ts); every other write goes through Prisma.
  */
 export interface FastReader {
   /** Runs `sql` (`?` placeholders, portable SQL) and returns the rows as arrays in column order. */

@@ -31,16 +31,15 @@ export type SqliteAdapterFactory = Pick<PrismaBetterSQLite3, 'provider' | 'adapt
  * operation, a page of shows' episodes) or a transaction's thousands of statements ran as one
  * piece of several hundred milliseconds, and every other request waited for all of it.
  */
-export function gateSqliteAdapter(factory: PrismaBetterSQLite3): SqliteAdapterFactory {
+export function gateSqliteAdapter(factory: PrismaBetterSQLite3, nextTurn: Turns = createTurns()): SqliteAdapterFactory {
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => gated(await factory.connect()),
+    connect: async () => gated(await factory.connect(), nextTurn),
   };
 }
 
-function gated(adapter: SqliteAdapter): SqliteAdapter {
-  const nextTurn = createTurns();
+function gated(adapter: SqliteAdapter, nextTurn: Turns): SqliteAdapter {
   async function inTurn<T>(work: () => Promise<T>): Promise<T> {
     const done = await nextTurn();
     try {
@@ -99,7 +98,15 @@ function endingTurn(transaction: SqliteTransaction, done: () => void): SqliteTra
 }
 
 /** A first-come, first-served lock: `await nextTurn()` resolves to the function that ends the turn. */
-function createTurns(): () => Promise<() => void> {
+export type Turns = () => Promise<() => void>;
+
+/**
+ * A new lock for `gateSqliteAdapter`. The process's SQLite writer (fast-write.ts) takes its turns
+ * in the same lock, so its transactions never run while one of Prisma's is open: Prisma's
+ * connection would then hold the write lock (or a read snapshot it must later upgrade), and a
+ * synchronous wait for it would stall the event loop that Prisma's transaction needs to finish.
+ */
+export function createTurns(): Turns {
   let last: Promise<void> = Promise.resolve();
   return async () => {
     let done!: () => void;

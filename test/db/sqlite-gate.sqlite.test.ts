@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { useTestDatabase } from '../support/database.ts';
+import { openTransaction, turns } from '../support/open-transaction.ts';
 import { createAccount } from '../../src/services/accounts.ts';
 
 await useTestDatabase();
@@ -10,35 +11,6 @@ await useTestDatabase();
 const makeAccount = () => createAccount({ name: `gate-${randomUUID().slice(0, 8)}`, timezone: 'UTC' });
 /** `query` sent now: a Prisma query is lazy, it runs once something waits for it. */
 const sent = <T>(query: PromiseLike<T>): Promise<T> => Promise.resolve(query);
-
-/** Lets the event loop turn `count` times (a query sent before then has reached the database). */
-async function turns(count: number): Promise<void> {
-  for (let turn = 0; turn < count; turn += 1) await new Promise((resolve) => setImmediate(resolve));
-}
-
-/**
- * Opens a transaction that renames `accountId` and keeps it open, letting the event loop turn,
- * until `end` is called; it then commits, or rolls back when `end(true)`.
- */
-function openTransaction(accountId: number) {
-  let finish!: (rollBack: boolean) => void;
-  const ending = new Promise<boolean>((resolve) => (finish = resolve));
-  let opened!: () => void;
-  const isOpen = new Promise<void>((resolve) => (opened = resolve));
-  const settled = db()
-    .$transaction(async (tx) => {
-      await tx.account.update({ where: { id: accountId }, data: { timezone: 'Europe/Paris' } });
-      opened();
-      if (await ending) throw new Error('rolled back on purpose');
-    }, { timeout: 20_000 })
-    .then(() => 'committed', (error: Error) => error.message);
-  // A failed expectation must not leave it open for the next test.
-  onTestFinished(async () => {
-    finish(true);
-    await settled;
-  });
-  return { isOpen, settled, end: (rollBack = false) => finish(rollBack) };
-}
 
 describe('the SQLite connection while a transaction is open and the event loop turns', () => {
   it('a write outside the transaction waits for it, and is kept when it rolls back', async () => {
