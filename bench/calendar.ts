@@ -1,16 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { rmSync } from 'node:fs';
 import { db } from '../src/db/client.ts';
 import { localDate } from '../src/feeds/dates.ts';
 import { icsDocument, renderIcs, type IcsEvent } from '../src/rest/calendar-ics.ts';
 import { calendarRenderCount } from '../src/rest/calendar-route.ts';
-import { createAccount } from '../src/services/accounts.ts';
 import { loadCalendar } from '../src/services/calendar.ts';
 import { setFollow, setWatched } from '../src/services/library.ts';
-import { showToken } from '../src/services/tokens.ts';
+import { startBenchApp } from './bench-app.ts';
 import { seedLibrary } from './seed-library.ts';
 
 /**
@@ -22,11 +17,7 @@ import { seedLibrary } from './seed-library.ts';
  */
 const samples = Number(process.env.BENCH_SAMPLES ?? 40);
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-bench-calendar-'));
-const config = loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', AIRDATE_RATE_LIMIT_PER_MINUTE: '0', DATABASE_URL: process.env.BENCH_DATABASE_URL });
-const app = await createApp(config);
-const account = await createAccount({ name: 'bench', timezone: 'UTC' });
-const token = await showToken({ accountId: account.id });
+const { dataDir, config, app, account, token } = await startBenchApp('airdate-bench-calendar-');
 const today = localDate('UTC', new Date());
 
 let started = performance.now();

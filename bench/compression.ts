@@ -1,14 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import { createApp } from '../src/app.ts';
 import { createHttpServer } from '../src/http/node-server.ts';
-import { loadConfig } from '../src/config.ts';
 import { localDate } from '../src/feeds/dates.ts';
-import { createAccount } from '../src/services/accounts.ts';
-import { showToken } from '../src/services/tokens.ts';
+import { startBenchApp } from './bench-app.ts';
 import { seedLibrary } from './seed-library.ts';
 
 /**
@@ -19,11 +14,7 @@ import { seedLibrary } from './seed-library.ts';
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-bench-'));
-const config = loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', AIRDATE_RATE_LIMIT_PER_MINUTE: '0', DATABASE_URL: process.env.BENCH_DATABASE_URL });
-const app = await createApp(config);
-const account = await createAccount({ name: 'bench', timezone: 'UTC' });
-const token = await showToken({ accountId: account.id });
+const { dataDir, config, app, account, token } = await startBenchApp('airdate-bench-');
 await seedLibrary(account.id, localDate('UTC', new Date()), { shows: 500, episodesPerShow: 50, movies: 100, games: 100 });
 
 const server = createHttpServer(app);

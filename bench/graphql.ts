@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import { createApp } from '../src/app.ts';
 import { createHttpServer } from '../src/http/node-server.ts';
-import { loadConfig } from '../src/config.ts';
 import { localDate } from '../src/feeds/dates.ts';
-import { createAccount } from '../src/services/accounts.ts';
-import { showToken } from '../src/services/tokens.ts';
+import { startBenchApp } from './bench-app.ts';
 import { seedLibrary } from './seed-library.ts';
 
 /**
@@ -21,12 +16,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const shows = Number(process.env.BENCH_SHOWS ?? 20);
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-bench-'));
-// The load generator is one account far over any sane rate: the limit is off here.
-const config = loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', AIRDATE_RATE_LIMIT_PER_MINUTE: '0', DATABASE_URL: process.env.BENCH_DATABASE_URL });
-const app = await createApp(config);
-const account = await createAccount({ name: 'bench', timezone: 'UTC' });
-const token = await showToken({ accountId: account.id });
+const { dataDir, config, app, account, token } = await startBenchApp('airdate-bench-');
 await seedLibrary(account.id, localDate('UTC', new Date()), { shows, episodesPerShow: 50, movies: 10, games: 10 });
 
 // Answers still running when autocannon stops must finish before the database closes.

@@ -1,16 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import { createApp } from '../src/app.ts';
 import { createHttpServer } from '../src/http/node-server.ts';
-import { loadConfig } from '../src/config.ts';
 import { localDate } from '../src/feeds/dates.ts';
-import { createAccount } from '../src/services/accounts.ts';
 import { db } from '../src/db/client.ts';
-import { showToken } from '../src/services/tokens.ts';
+import { startBenchApp } from './bench-app.ts';
 import { seedLibrary } from './seed-library.ts';
 
 /**
@@ -21,13 +16,7 @@ const coldSamples = Number(process.env.BENCH_COLD_SAMPLES ?? 200);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-bench-'));
-// BENCH_DATABASE_URL=postgres://… runs it on PostgreSQL (an empty database; it is filled, not cleaned).
-// The load generator is one account far over any sane rate: the limit is off here.
-const config = loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', AIRDATE_RATE_LIMIT_PER_MINUTE: '0', DATABASE_URL: process.env.BENCH_DATABASE_URL });
-const app = await createApp(config);
-const account = await createAccount({ name: 'bench', timezone: 'UTC' });
-const token = await showToken({ accountId: account.id });
+const { dataDir, config, app, account, token } = await startBenchApp('airdate-bench-');
 const today = localDate('UTC', new Date());
 
 let started = performance.now();
