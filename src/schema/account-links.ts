@@ -1,5 +1,6 @@
 import { showToken } from '../services/tokens.ts';
 import { builder } from './builder.ts';
+import { webContext } from './session-guard.ts';
 import type { GraphQLContext } from './context.ts';
 
 /**
@@ -19,9 +20,9 @@ builder.prismaObjectFields('Account', (t) => ({
   }),
 }));
 
-/** `<origin><path>?token=<token>`; the REST facade has no request origin, so a path alone there. */
+/** `<origin><path>?token=<token>`, on the origin of the /graphql request (the REST facade never asks). */
 function machineUrl(context: GraphQLContext, path: string, token: string): string {
-  const url = new URL(path, context.web?.origin ?? 'http://localhost');
+  const url = new URL(path, webContext(context).origin);
   url.searchParams.set('token', token);
-  return context.web ? url.href : `${url.pathname}${url.search}`;
+  return url.href;
 }
