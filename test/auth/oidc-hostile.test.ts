@@ -74,7 +74,10 @@ describe('the callback refuses what this browser did not start', () => {
     const returned = await provider.signIn(start.location!, { username: someone.sub });
     const sealed = start.cookies.get('airdate_oidc')!;
     const callbackPath = returned.pathname + returned.search;
-    const flipped = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'B' : 'A') + sealed.slice(-1);
+    // The second-to-last character replaced by another one (choosing by the last character could
+    // put back the same letter, leaving the cookie intact: a test that passed by chance 1 run in 64).
+    const flipped = sealed.slice(0, -2) + (sealed.at(-2) === 'A' ? 'B' : 'A') + sealed.slice(-1);
+    expect(flipped).not.toBe(sealed);
     const expired = encryptSecret(
       JSON.stringify({ codeVerifier: 'v', state: returned.searchParams.get('state'), nonce: 'n', returnTo: '/', expiresAt: Date.now() - 1 }),
       secretKey(),
