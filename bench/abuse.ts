@@ -13,7 +13,7 @@ import { localDate } from '../src/feeds/dates.ts';
 import { createAccount } from '../src/services/accounts.ts';
 import { showToken } from '../src/services/tokens.ts';
 import { tuneHeap } from '../src/heap-tuning.ts';
-import { seedLibrary } from './seed-library.ts';
+import { issueLibrary, seedLibrary } from './seed-library.ts';
 import { worstAllowedRequests } from './worst-queries.ts';
 
 /**
@@ -41,7 +41,7 @@ const today = localDate('UTC', new Date());
 
 async function seededAccount(name: string) {
   const account = await createAccount({ name, timezone: 'UTC' });
-  await seedLibrary(account.id, today, { shows: 500, episodesPerShow: 50, movies: 100, games: 100 });
+  await seedLibrary(account.id, today, issueLibrary);
   return { id: account.id, token: await showToken({ accountId: account.id }) };
 }
 let started = performance.now();

@@ -2,9 +2,8 @@ import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { createHttpServer } from '../src/http/node-server.ts';
-import { localDate } from '../src/feeds/dates.ts';
 import { startBenchApp } from './bench-app.ts';
-import { seedLibrary } from './seed-library.ts';
+import { seedIssueLibrary } from './seed-library.ts';
 
 /**
  * `npm run bench:compression`: bytes and warm req/s of the 500-show summary and calendar, plain
@@ -15,7 +14,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 6);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
 const { dataDir, config, app, account, token } = await startBenchApp('airdate-bench-');
-await seedLibrary(account.id, localDate('UTC', new Date()), { shows: 500, episodesPerShow: 50, movies: 100, games: 100 });
+await seedIssueLibrary(account.id, config.database.kind);
 
 const server = createHttpServer(app);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

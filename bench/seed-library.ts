@@ -1,5 +1,5 @@
 import { db } from '../src/db/client.ts';
-import { addDays } from '../src/feeds/dates.ts';
+import { addDays, localDate } from '../src/feeds/dates.ts';
 
 /** Sizes of the benchmark library (issue: 500 shows × 50 episodes, 100 movies, 100 games). */
 export interface LibrarySize {
@@ -53,4 +53,19 @@ export async function seedLibrary(accountId: number, today: string, size: Librar
       data: ids.map(({ id }) => ({ accountId, kind, ...(kind === 'movie' ? { movieId: id } : { gameId: id }), followed: true, followExplicit: true })),
     });
   }
+}
+
+/** Issue 14's library: 500 shows × 50 episodes, 100 movies, 100 games. */
+export const issueLibrary: LibrarySize = { shows: 500, episodesPerShow: 50, movies: 100, games: 100 };
+
+/**
+ * Seeds issue 14's library for `accountId` around today in UTC (the bench accounts' zone), prints
+ * how long it took on `databaseKind`, and returns that today.
+ */
+export async function seedIssueLibrary(accountId: number, databaseKind: string): Promise<string> {
+  const today = localDate('UTC', new Date());
+  const started = performance.now();
+  await seedLibrary(accountId, today, issueLibrary);
+  console.log(`${databaseKind}: seeded 500 shows × 50 episodes, 100 movies, 100 games in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return today;
 }

@@ -3,10 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { createHttpServer } from '../src/http/node-server.ts';
-import { localDate } from '../src/feeds/dates.ts';
 import { db } from '../src/db/client.ts';
 import { startBenchApp } from './bench-app.ts';
-import { seedLibrary } from './seed-library.ts';
+import { seedIssueLibrary } from './seed-library.ts';
 
 /**
  * `npm run bench`: summary latency without the feed cache (cold) and warm throughput over real
@@ -17,11 +16,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
 const { dataDir, config, app, account, token } = await startBenchApp('airdate-bench-');
-const today = localDate('UTC', new Date());
-
-let started = performance.now();
-await seedLibrary(account.id, today, { shows: 500, episodesPerShow: 50, movies: 100, games: 100 });
-console.log(`${config.database.kind}: seeded 500 shows × 50 episodes, 100 movies, 100 games in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+const today = await seedIssueLibrary(account.id, config.database.kind);
 
 const summaryRequest = () => new Request('http://bench.local/api/machine/summary', { headers: { authorization: `Bearer ${token}` } });
 const first = await app.fetch(summaryRequest());
@@ -30,18 +25,45 @@ if (first.status !== 200) throw new Error(`summary failed: ${first.status} ${bod
 const counts = JSON.parse(body).counts;
 console.log(`summary: ${(body.length / 1024).toFixed(0)} KB, counts ${JSON.stringify(counts)}`);
 
-const latencies: number[] = [];
-for (let sample = 0; sample < coldSamples; sample += 1) {
-  // What a write does: every cached feed and body of the account is now stale.
-  await db().account.update({ where: { id: account.id }, data: { feedVersion: { increment: 1 } } });
-  started = performance.now();
-  const response = await app.fetch(summaryRequest());
-  await response.text();
-  latencies.push(performance.now() - started);
+/** Summary latencies right after each of `samples` writes made by `write(sample)`. */
+async function coldSummary(write: (sample: number) => Promise<void>): Promise<{ p50: number; p99: number }> {
+  const latencies: number[] = [];
+  for (let sample = 0; sample < coldSamples; sample += 1) {
+    await write(sample);
+    const started = performance.now();
+    const response = await app.fetch(summaryRequest());
+    await response.text();
+    latencies.push(performance.now() - started);
+  }
+  latencies.sort((a, b) => a - b);
+  const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
+  return { p50: percentile(50), p99: percentile(99) };
 }
-latencies.sort((a, b) => a - b);
-const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
-console.log(`cold summary (right after a write, in-process): p50 ${percentile(50).toFixed(2)} ms, p99 ${percentile(99).toFixed(2)} ms over ${coldSamples} requests`);
+
+// The write people make: a watched toggle through the API, applied to the kept library snapshot.
+const toggled = await db().episode.findMany({
+  where: { show: { libraryRows: { some: { accountId: account.id, followed: true, archived: false } } }, airDate: { lte: today } },
+  select: { id: true },
+  take: 50,
+});
+const afterToggle = await coldSummary(async (sample) => {
+  const episode = toggled[sample % toggled.length]!;
+  const response = await app.fetch(
+    new Request('http://bench.local/api/machine/watched', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'episode', id: episode.id, watched: Math.floor(sample / toggled.length) % 2 === 0 }),
+    }),
+  );
+  if (response.status !== 200) throw new Error(`watched failed: ${response.status} ${await response.text()}`);
+  await response.text();
+});
+console.log(`cold summary right after a watched toggle (in-process): p50 ${afterToggle.p50.toFixed(2)} ms, p99 ${afterToggle.p99.toFixed(2)} ms over ${coldSamples} requests (target p50 ≤ 5 ms)`);
+// Any other write (here a bare version bump, as an import or another instance makes): everything is read again.
+const afterOther = await coldSummary(async () => {
+  await db().account.update({ where: { id: account.id }, data: { feedVersion: { increment: 1 } } });
+});
+console.log(`cold summary after any other write (library read again): p50 ${afterOther.p50.toFixed(2)} ms, p99 ${afterOther.p99.toFixed(2)} ms`);
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -66,7 +88,7 @@ const warm = await load(`${airdateUrl}/api/machine/summary`, { authorization: `B
 const baseline = await load(bareUrl, {});
 console.log(`warm summary over HTTP: ${warm.rps.toFixed(0)} req/s (p50 ${warm.p50} ms, p99 ${warm.p99} ms, errors ${warm.errors})`);
 console.log(`bare node:http, same body: ${baseline.rps.toFixed(0)} req/s (p50 ${baseline.p50} ms, p99 ${baseline.p99} ms)`);
-console.log(`ratio: ${((warm.rps / baseline.rps) * 100).toFixed(0)} % of the bare server (target ≥ 50 %); cold p50 target ≤ 5 ms`);
+console.log(`ratio: ${((warm.rps / baseline.rps) * 100).toFixed(0)} % of the bare server (target ≥ 50 %)`);
 
 airdate.close();
 bare.close();

@@ -3,6 +3,9 @@
 // (scripts/build.mjs). Without a build (a checkout nobody installed), the TypeScript sources run
 // through tsx's loader, registered before anything is loaded (a static import would be hoisted).
 import { existsSync } from 'node:fs';
+import { requireSupportedNode } from './supported-runtime.js';
+
+requireSupportedNode('airdate');
 
 const built = new URL('../dist/main.js', import.meta.url);
 if (existsSync(built)) {

@@ -9,6 +9,10 @@
 // own builds) only the server is built.
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { requireSupportedNode } from '../bin/supported-runtime.js';
+
+// `npm install` and `npm start` both build first: an unsupported Node stops here, with a reason.
+requireSupportedNode('airdate build');
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const serverOnly = process.argv[2];
@@ -21,7 +25,7 @@ await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node22',
   packages: 'external',
   sourcemap: 'linked',
   logLevel: 'warning',

@@ -1,13 +1,19 @@
 import path from 'node:path';
+import type { DestinationStream } from 'pino';
 import { AppError } from './errors.ts';
 import type { Config } from './config.ts';
 import { closeDatabase, db, openDatabase, postgresCountersPool } from './db/client.ts';
 import { initSecretKey } from './auth/secret-key.ts';
-import { createOidcRoutes } from './http/oidc-routes.ts';
-import { authenticateRequest, redactedPath, type TokenPlacement } from './http/authenticate.ts';
+import { createOidcRoutes, oidcCallbackPath, oidcStartPath } from './http/oidc-routes.ts';
+import { authenticateRequest, type TokenPlacement } from './http/authenticate.ts';
+import { restRoutes, type RestMethod, type RestRoute } from './rest/rest-routes.ts';
+import { createApiDescription } from './rest/openapi/api-description.ts';
 import { errorResponse, HttpError, json } from './http/responses.ts';
 import { quotedPath } from './http/request-target.ts';
-import { createLogger, type Logger } from './log.ts';
+import { createLogger, withLogContext, type LogContext, type Logger } from './log.ts';
+import { createMetrics, noMetrics, type Metrics } from './metrics/metrics.ts';
+import { createMetricsHandler, metricsPath } from './metrics/metrics-endpoint.ts';
+import { requestIdOf, withRequestId } from './http/request-id.ts';
 import { createMachineHandlers, type MachineHandler } from './rest/machine-routes.ts';
 import { createImportHandler } from './rest/import-route.ts';
 import { createGraphQLEndpoint } from './http/graphql-endpoint.ts';
@@ -37,6 +43,10 @@ export interface App {
   /** Stops the job system (draining running jobs), then closes the database. */
   close(): Promise<void>;
   logger: Logger;
+  /** What the app counts; `metrics.registry` is undefined when AIRDATE_METRICS is off. */
+  metrics: Metrics;
+  /** `GET /metrics` (answered by `fetch` too, unless AIRDATE_METRICS_PORT gives metrics a port of their own). */
+  serveMetrics(request: Request): Promise<Response>;
   /** The job system: every role queues jobs; `main.ts` starts running them in worker roles. */
   jobs: Scheduler;
 }
@@ -46,18 +56,17 @@ export interface RequestContext {
   clientAddress?: string | undefined;
 }
 
-interface Route {
-  /** Where the token may come from. */
-  auth: TokenPlacement;
-  /** Also accepts the web app's session cookie (a GET only: a link the browser follows). */
-  session?: true;
-  methods: Partial<Record<'GET' | 'POST', MachineHandler>>;
+/** A REST path of rest-routes.ts with its handlers. */
+interface Route extends RestRoute {
+  handlers: Partial<Record<RestMethod, MachineHandler>>;
 }
 
 /** What createApp takes besides the config (tests point these at folders of their own). */
 export interface AppOptions {
   /** The built web app; dist/web of the project by default (scripts/build-web.mjs). */
   webAppDir?: string;
+  /** Where log lines go instead of stderr (tests read them). */
+  logDestination?: DestinationStream;
 }
 
 /**
@@ -65,25 +74,30 @@ export interface AppOptions {
  * the offline catalog, and wires GraphQL, the REST facade and the web app onto one schema.
  */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination });
+  const metrics = config.metrics.enabled ? createMetrics() : noMetrics;
+  const serveMetrics = createMetricsHandler({ metrics, token: config.metrics.token });
+  /** /metrics is answered on the main port unless metrics are off or have a port of their own. */
+  const metricsOnMainPort = config.metrics.enabled && config.metrics.port === undefined;
   await openDatabase(config, { migrate: true });
   initSecretKey(config);
   initSessions(config.web);
-  const catalog = createCatalogService(await createCatalogProviders(config, logger), logger);
-  const jobs = await createScheduler(config, { catalog, logger });
-  const services = { catalog, jobs, webhooks: { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs } };
+  const catalog = createCatalogService(await createCatalogProviders(config, logger, metrics), logger);
+  const jobs = await createScheduler(config, { catalog, logger, metrics });
+  const services = { catalog, jobs, metrics, webhooks: { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs } };
 
-  const signInLimiter = createSignInLimiter({ pool: postgresCountersPool(), logger });
+  const signInLimiter = createSignInLimiter({ pool: postgresCountersPool(), logger, metrics });
   const graphqlEndpoint = createGraphQLEndpoint({ config, logger, services, signInLimiter });
 
   // Shared by every process on a PostgreSQL database; per process on SQLite.
   const limiter = createRateLimiter(
     { name: 'requests', points: config.limits.requestsPerMinute, windowSeconds: rateLimitWindowSeconds.requests },
-    { pool: postgresCountersPool(), logger },
+    { pool: postgresCountersPool(), logger, metrics },
   );
   /** The one way in for token-carrying requests: authenticated, then counted against the account's rate. */
-  const authenticate = async (request: Request, url: URL, placement: TokenPlacement) => {
+  const authenticate = async (request: Request, url: URL, placement: TokenPlacement, exchange: Exchange) => {
     const account = await authenticateRequest(request, url, placement);
+    exchange.accountId = account.id;
     await limiter.take(String(account.id));
     return account;
   };
@@ -94,96 +108,140 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const compress = createCompression();
   const machine = createMachineHandlers({ schema, logger, maxJsonBytes: config.limits.maxJsonBytes });
-  const routes = new Map<string, Route>([
-    ['/api/machine/summary', { auth: 'header-or-query', methods: { GET: machine.summary } }],
-    ['/api/machine/releases', { auth: 'header-or-query', methods: { GET: machine.releases } }],
-    ['/api/machine/airing', { auth: 'header-or-query', methods: { GET: machine.airing } }],
-    ['/api/machine/widget', { auth: 'header-or-query', methods: { GET: machine.widget } }],
-    ['/api/machine/watched', { auth: 'header-or-query', methods: { POST: machine.watched } }],
-    ['/api/machine/follow', { auth: 'header-or-query', methods: { POST: machine.follow } }],
-    ['/api/machine/sync', { auth: 'header-or-query', methods: { POST: machine.sync } }],
-    ...importRoutes(createImportHandler({ schema, logger, maxUploadBytes: config.limits.maxUploadBytes })),
-    ['/api/calendar.ics', { auth: 'header-or-query', methods: { GET: createCalendarHandler({ schema, logger }) } }],
-    ['/api/export', { auth: 'header-only', session: true, methods: { GET: createExportHandler({ schema, logger }) } }],
-  ]);
+  const importHandler = createImportHandler({ schema, logger, maxUploadBytes: config.limits.maxUploadBytes });
+  const handlers: Record<string, MachineHandler> = {
+    'GET /api/machine/summary': machine.summary,
+    'GET /api/machine/releases': machine.releases,
+    'GET /api/machine/airing': machine.airing,
+    'GET /api/machine/widget': machine.widget,
+    'POST /api/machine/watched': machine.watched,
+    'POST /api/machine/follow': machine.follow,
+    'POST /api/machine/sync': machine.sync,
+    ...Object.fromEntries(availableImportSources.map((source) => [`POST /api/import/${source}`, importHandler(source)])),
+    'GET /api/calendar.ics': createCalendarHandler({ schema, logger }),
+    'GET /api/export': createExportHandler({ schema, logger }),
+  };
+  const routes = bindRoutes(handlers);
+  const apiDescription = createApiDescription();
 
   /** The request carries an API token (header or query): it is authenticated by that alone. */
   const carriesToken = (request: Request, url: URL) => request.headers.has('authorization') || url.searchParams.has('token');
 
   /** The session of a request without a token, counted against its account's rate like a token's. */
-  async function session(request: Request) {
+  async function session(request: Request, exchange: Exchange) {
     if (sessionCookieValue(request) === undefined) return null;
     const found = await sessionFromRequest(request);
-    if (found) await limiter.take(String(found.account.id));
+    if (found) {
+      exchange.accountId = found.account.id;
+      await limiter.take(String(found.account.id));
+    }
     return found;
   }
 
-  async function route(request: Request, url: URL, address: string | undefined): Promise<Response> {
+  /** Answers the request; notes in `exchange` the route template it matched and the account it acts for. */
+  async function route(request: Request, url: URL, address: string | undefined, exchange: Exchange): Promise<Response> {
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-    if (path === '/graphql') return graphql(request, url, address);
+    if (path === '/graphql') {
+      exchange.route = path;
+      return graphql(request, url, address, exchange);
+    }
+    if (path === metricsPath && metricsOnMainPort) {
+      exchange.route = path;
+      return serveMetrics(request);
+    }
+    if (path === oidcStartPath || path === oidcCallbackPath) exchange.route = path;
     const signOn = oidc.handle(request, url, path, address);
     if (signOn) return signOn;
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (path === '/healthz' || path === '/readyz') {
+      exchange.route = path;
       if (method !== 'GET') throw methodNotAllowed(request, ['GET']);
       return headAware(request, path === '/healthz' ? json(200, { ok: true }) : await readiness(logger, jobs));
+    }
+    const description = apiDescription.route(path);
+    if (description !== undefined) {
+      exchange.route = description;
+      if (method !== 'GET') throw methodNotAllowed(request, ['GET']);
+      return headAware(request, await apiDescription.respond(request, path));
     }
     const found = routes.get(path);
     if (!found) {
       // Not a server path: the web app's files and pages, else the server's JSON 404.
+      if (path === '/assets' || path.startsWith('/assets/')) exchange.route = '/assets/*';
       const page = await webApp.respond(request, url);
-      if (page) return page;
+      if (page) {
+        if (exchange.route === unmatchedRoute) exchange.route = webAppRoute;
+        return page;
+      }
       throw new HttpError(404, `no such endpoint: ${request.method} ${quotedPath(url.pathname)}`);
     }
-    const handler = found.methods[method as keyof Route['methods']];
-    if (!handler) throw methodNotAllowed(request, Object.keys(found.methods));
-    const signedIn = found.session && method === 'GET' && !carriesToken(request, url) ? await session(request) : null;
-    const account = signedIn ? signedIn.account : await authenticate(request, url, found.auth);
+    exchange.route = path;
+    const handler = found.handlers[method as RestMethod];
+    if (!handler) throw methodNotAllowed(request, [...found.methods]);
+    const signedIn = found.session && method === 'GET' && !carriesToken(request, url) ? await session(request, exchange) : null;
+    const account = signedIn ? signedIn.account : await authenticate(request, url, found.auth, exchange);
     return headAware(request, await handler(request, { account, services, source: 'api' }));
   }
 
   /** Token first (unchanged for machines), then the session cookie, else anonymous (public operations only). */
-  async function graphql(request: Request, url: URL, address: string | undefined): Promise<Response> {
+  async function graphql(request: Request, url: URL, address: string | undefined, exchange: Exchange): Promise<Response> {
     const wantsPage = request.method === 'GET' && !url.searchParams.has('query') && (request.headers.get('accept') ?? '').includes('text/html');
     if (wantsPage) return graphqlEndpoint.page(request);
     if (carriesToken(request, url)) {
-      return graphqlEndpoint.operation(request, { via: 'token', account: await authenticate(request, url, 'header-only') }, address);
+      return graphqlEndpoint.operation(request, { via: 'token', account: await authenticate(request, url, 'header-only', exchange) }, address);
     }
-    const signedIn = await session(request);
+    const signedIn = await session(request, exchange);
     const access = signedIn ? { via: 'session' as const, account: signedIn.account, sessionId: signedIn.sessionId } : { via: 'anonymous' as const };
     return graphqlEndpoint.operation(request, access, address);
   }
 
+  /** Answers one request (everything but its id, its access line and its count). */
+  async function answer(request: Request, context: RequestContext, exchange: Exchange): Promise<Response> {
+    let response: Response;
+    try {
+      const url = requestUrl(request);
+      response = await route(request, url, clientAddress(request, config.web, context.clientAddress), exchange);
+    } catch (error) {
+      if (error instanceof HttpError) {
+        response = errorResponse(error.status, error.message, error.headers);
+      } else if (error instanceof AppError) {
+        // An expected failure a route's own code ran into (a service's validation): its status.
+        response = errorResponse(error.status, error.message, error.headers);
+      } else if (request.signal.aborted && (error as Error | undefined)?.name === 'AbortError') {
+        // The connection closed before the answer (the client left, or the server refused the
+        // rest of a malformed body): work for it was cancelled, nobody reads this.
+        logger.info(`${request.method} ${exchange.route}: the connection closed before the request was answered`);
+        response = errorResponse(400, 'the connection closed before the request was answered');
+      } else {
+        logger.error({ err: error }, `${request.method} ${exchange.route} failed`);
+        response = errorResponse(500, 'internal server error');
+      }
+    }
+    // gzip or br when asked, for every JSON and iCalendar answer (src/http/compression.ts).
+    return compress(request, response);
+  }
+
   return {
     logger,
+    metrics,
+    serveMetrics,
     jobs,
-    async fetch(request, context = {}) {
+    fetch(request, context = {}) {
       const started = performance.now();
-      let url: URL | undefined;
-      let response: Response;
-      try {
-        url = requestUrl(request);
-        response = await route(request, url, clientAddress(request, config.web, context.clientAddress));
-      } catch (error) {
-        if (error instanceof HttpError) {
-          response = errorResponse(error.status, error.message, error.headers);
-        } else if (error instanceof AppError) {
-          // An expected failure a route's own code ran into (a service's validation): its status.
-          response = errorResponse(error.status, error.message, error.headers);
-        } else if (request.signal.aborted && (error as Error | undefined)?.name === 'AbortError') {
-          // The connection closed before the answer (the client left, or the server refused the
-          // rest of a malformed body): work for it was cancelled, nobody reads this.
-          logger.info(`${request.method} ${url ? redactedPath(url) : '(no URL)'}: the connection closed before the request was answered`);
-          response = errorResponse(400, 'the connection closed before the request was answered');
-        } else {
-          logger.error(`${request.method} ${url ? redactedPath(url) : '(no URL)'} failed`, error);
-          response = errorResponse(500, 'internal server error');
-        }
-      }
-      // gzip or br when asked, for every JSON and iCalendar answer (src/http/compression.ts).
-      response = await compress(request, response);
-      if (logger.debugEnabled) logger.debug(`${request.method} ${url ? redactedPath(url) : '(unreadable URL)'} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
-      return response;
+      const logContext: LogContext = { reqId: requestIdOf(request) };
+      const exchange: Exchange = { route: unmatchedRoute, accountId: undefined };
+      // Every line logged while answering, and every job queued, carries the request's id.
+      return withLogContext(logContext, async () => {
+        const response = withRequestId(await answer(request, context, exchange), logContext.reqId!);
+        const seconds = (performance.now() - started) / 1000;
+        metrics.httpRequest({ method: request.method, route: exchange.route, status: response.status, seconds });
+        // The access line: the route template, never the URL (a calendar's ?token= lives there).
+        logger.info(
+          { method: request.method, route: exchange.route, status: response.status, ms: Math.round(seconds * 10_000) / 10, accountId: exchange.accountId },
+          'request',
+        );
+        return response;
+      });
     },
     async close() {
       await jobs.stop();
@@ -191,6 +249,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     },
   };
 }
+
+/** What routing found out about a request, for its access line and its count. */
+interface Exchange {
+  /** The route template it matched (bounded: a metric label), e.g. `/api/machine/summary`. */
+  route: string;
+  /** The account it acted for, once authenticated. */
+  accountId: number | undefined;
+}
+
+/** The route of a request no route took (a 404, a URL that cannot be read). */
+const unmatchedRoute = 'unmatched';
+/** The route of the web app's pages and root files. */
+const webAppRoute = '/*';
 
 /** 405 naming the methods a path takes, in `Allow` and the message (GET brings HEAD along). */
 function methodNotAllowed(request: Request, methods: string[]): HttpError {
@@ -216,22 +287,32 @@ function requestUrl(request: Request): URL {
   }
 }
 
-/** `POST /api/import/{source}` for every source with a parser; any other source is a 404. */
-function importRoutes(handlerFor: ReturnType<typeof createImportHandler>): [string, Route][] {
-  return availableImportSources.map((source) => [`/api/import/${source}`, { auth: 'header-only', methods: { POST: handlerFor(source) } }]);
+/** The routes of rest-routes.ts with their handlers (keyed `METHOD path`); a route without one stops the start. */
+function bindRoutes(handlers: Record<string, MachineHandler>): Map<string, Route> {
+  const routes = new Map<string, Route>();
+  for (const route of restRoutes) {
+    const bound: Route = { ...route, handlers: {} };
+    for (const method of route.methods) {
+      const handler = handlers[`${method} ${route.path}`];
+      if (!handler) throw new Error(`no handler for ${method} ${route.path}`);
+      bound.handlers[method] = handler;
+    }
+    routes.set(route.path, bound);
+  }
+  return routes;
 }
 
 async function readiness(logger: Logger, jobs: Scheduler): Promise<Response> {
   try {
     await db().$queryRaw`SELECT 1`;
   } catch (error) {
-    logger.warn('readiness check failed: database', error);
+    logger.warn({ err: error }, 'readiness check failed: database');
     return json(503, { error: 'database unreachable' });
   }
   try {
     await jobs.ping();
   } catch (error) {
-    logger.warn('readiness check failed: job store', error);
+    logger.warn({ err: error }, 'readiness check failed: job store');
     return json(503, { error: 'job store unreachable' });
   }
   return json(200, { ok: true, database: 'ok', scheduler: 'ok' });

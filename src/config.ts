@@ -15,6 +15,9 @@ export class ConfigError extends Error {
 const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
+const logFormats = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof logFormats)[number];
+
 const roles = ['web', 'worker', 'all'] as const;
 export type Role = (typeof roles)[number];
 
@@ -23,17 +26,22 @@ const optionalText = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 
+/** `true`/`false` (also 1/0, yes/no, on/off); unset or empty is `unset`. */
+const booleanWithDefault = (unset: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      const text = (value ?? '').trim().toLowerCase();
+      if (text === '') return unset;
+      if (['false', '0', 'no', 'off'].includes(text)) return false;
+      if (['true', '1', 'yes', 'on'].includes(text)) return true;
+      context.addIssue({ code: 'custom', message: 'must be true or false (or on/off)' });
+      return z.NEVER;
+    });
+
 /** `true`/`false` (also 1/0, yes/no, on/off); unset or empty is false. */
-const booleanSetting = z
-  .string()
-  .optional()
-  .transform((value, context) => {
-    const text = (value ?? '').trim().toLowerCase();
-    if (['', 'false', '0', 'no', 'off'].includes(text)) return false;
-    if (['true', '1', 'yes', 'on'].includes(text)) return true;
-    context.addIssue({ code: 'custom', message: 'must be true or false' });
-    return z.NEVER;
-  });
+const booleanSetting = booleanWithDefault(false);
 
 const httpUrl = z
   .string()
@@ -62,6 +70,13 @@ const environmentSchema = z.object({
   AIRDATE_GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).max(1_000).default(20),
   AIRDATE_GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(1_000_000).default(2_000),
   AIRDATE_LOG_LEVEL: z.enum(logLevels).default('info'),
+  AIRDATE_LOG_FORMAT: z.enum(logFormats).default('auto'),
+  AIRDATE_METRICS: booleanWithDefault(true),
+  AIRDATE_METRICS_PORT: z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? undefined : value), z.coerce.number().int().min(0).max(65535).optional()),
+  AIRDATE_METRICS_TOKEN: optionalText.refine(
+    (value) => value === undefined || /^[\x21-\x7e]{16,256}$/.test(value),
+    'must be 16 to 256 printable characters without spaces',
+  ),
   TMDB_API_KEY: optionalText,
   TVDB_API_KEY: optionalText,
   TVDB_PIN: optionalText,
@@ -93,6 +108,9 @@ const environmentSchema = z.object({
   AIRDATE_OIDC_LABEL: optionalText,
 });
 
+/** Every environment variable the configuration reads (the README's Configuration table; compose.yaml sets some). */
+export const environmentVariables: readonly string[] = Object.keys(environmentSchema.shape);
+
 /** The server's whole configuration, parsed once from the environment. */
 export interface Config {
   http: { port: number; host: string | undefined };
@@ -112,6 +130,16 @@ export interface Config {
     graphql: { maxDepth: number; maxCost: number; maxAliases: number; maxDirectives: number; maxTokens: number };
   };
   logLevel: LogLevel;
+  /** AIRDATE_LOG_FORMAT: `auto` is readable lines when stderr is a terminal, JSON lines otherwise. */
+  logFormat: LogFormat;
+  /** Prometheus metrics (README "Metrics"). */
+  metrics: {
+    enabled: boolean;
+    /** Its own listener on this port (same HOST); undefined: `/metrics` on the main port. */
+    port: number | undefined;
+    /** When set, a scrape must send `Authorization: Bearer <token>`. */
+    token: string | undefined;
+  };
   /** External catalogs; a catalog is present only when its keys are set. Base URLs have no trailing slash. */
   catalogs: {
     tmdb: { apiKey: string; baseUrl: string; imageBaseUrl: string } | undefined;
@@ -187,6 +215,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
     },
     logLevel: values.AIRDATE_LOG_LEVEL,
+    logFormat: values.AIRDATE_LOG_FORMAT,
+    metrics: { enabled: values.AIRDATE_METRICS, port: values.AIRDATE_METRICS_PORT, token: values.AIRDATE_METRICS_TOKEN },
     catalogs: {
       tmdb:
         values.TMDB_API_KEY === undefined

@@ -1,9 +1,11 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { runCommand } from './cli/run-command.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { tuneHeap } from './heap-tuning.ts';
 import { createHttpServer } from './http/node-server.ts';
+import { createMetricsServer, metricsPath } from './metrics/metrics-endpoint.ts';
 import { setupLinkForServer } from './services/setup-links.ts';
 
 /**
@@ -39,19 +41,24 @@ async function serve(config: Config): Promise<number> {
   }
   const { role } = config.jobs;
   if (role !== 'web') await app.jobs.start();
+  // Metrics on a port of their own (AIRDATE_METRICS_PORT): a Prometheus server may reach it
+  // without reaching the app; a worker's only listener.
+  const metricsServer = config.metrics.enabled && config.metrics.port !== undefined ? createMetricsServer(app.serveMetrics) : undefined;
+  if (metricsServer) await listen(metricsServer, config.metrics.port!, config.http.host);
+  const metricsAt = metricsServer ? `; metrics at http://localhost:${(metricsServer.address() as AddressInfo).port}${metricsPath}` : '';
   if (role === 'worker') {
-    process.stdout.write('Airdate worker running jobs (AIRDATE_ROLE=worker: no HTTP listener)\n');
+    process.stdout.write(`Airdate worker running jobs (AIRDATE_ROLE=worker: no HTTP listener)${metricsAt}\n`);
     return new Promise<number>((resolve) => {
-      const stop = () => void app.close().then(() => resolve(0));
+      const stop = () => {
+        metricsServer?.close();
+        void app.close().then(() => resolve(0));
+      };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
   }
   const server = createHttpServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.http.port, config.http.host, resolve);
-  });
+  await listen(server, config.http.port, config.http.host);
   const { port } = server.address() as AddressInfo;
   const origin = config.web.publicUrl ?? `http://localhost:${port}`;
   // First run: the only way to the first (administrator) account is this one-time link. Printed
@@ -59,7 +66,8 @@ async function serve(config: Config): Promise<number> {
   const firstRun = await setupLinkForServer({ origin, inviteOtherwise: false });
   process.stdout.write(
     `Airdate listening on http://localhost:${port} (the web app at ${origin}/, GraphiQL at /graphql)` +
-      (role === 'web' ? ' (AIRDATE_ROLE=web: jobs run in worker processes)\n' : '\n') +
+      (role === 'web' ? ' (AIRDATE_ROLE=web: jobs run in worker processes)' : '') +
+      `${metricsAt}\n` +
       (firstRun ? `No account yet: open ${firstRun.url} within an hour to create the administrator\n` : ''),
   );
   return new Promise<number>((resolve) => {
@@ -67,6 +75,7 @@ async function serve(config: Config): Promise<number> {
     // while; bounded), let running jobs finish (app.close drains them), then close the database.
     const stop = () => {
       const requestsDone = new Promise<void>((done) => server.close(() => done()));
+      metricsServer?.close();
       server.closeIdleConnections();
       const bound = setTimeout(() => server.closeAllConnections(), shutdownRequestsMs);
       void Promise.all([requestsDone, app.jobs.stop()])
@@ -76,6 +85,14 @@ async function serve(config: Config): Promise<number> {
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+  });
+}
+
+/** Starts `server` listening; rejects when it cannot (the port is taken, say). */
+function listen(server: Server, port: number, host: string | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
   });
 }
 

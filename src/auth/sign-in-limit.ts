@@ -1,7 +1,5 @@
-import type pg from 'pg';
-import { createRateLimiter } from '../http/rate-limit.ts';
+import { createRateLimiter, type RateLimitStore } from '../http/rate-limit.ts';
 import { signInFailures } from '../limits.ts';
-import type { Logger } from '../log.ts';
 
 /**
  * The limit on failed sign-ins (limits.ts signInFailures): per account name as typed and per
@@ -16,7 +14,7 @@ export interface SignInLimiter {
   fail(props: { name: string; address: string | undefined }): Promise<void>;
 }
 
-export function createSignInLimiter(store: { pool: pg.Pool | undefined; logger: Logger }): SignInLimiter {
+export function createSignInLimiter(store: RateLimitStore): SignInLimiter {
   const byName = createRateLimiter({ name: 'sign-in-name', ...signInFailures.perName }, store);
   const byAddress = createRateLimiter({ name: 'sign-in-address', ...signInFailures.perAddress }, store);
   // Names are compared as the account lookup compares them: trimmed, NFC; case kept (names are case-sensitive).

@@ -5,6 +5,7 @@
  * per-request timeout and JSON parsing. Errors name the provider, method and URL path, never the
  * query string (TMDB's api_key, Twitch's client_secret travel there) nor any configured secret.
  */
+import type { CatalogOutcome } from '../metrics/metrics.ts';
 import { describeNetworkError, parseRetryAfter } from '../http/outbound-errors.ts';
 
 /** Time as the client sees it; tests pass a fake one so no test waits for real seconds. */
@@ -40,6 +41,8 @@ export interface CatalogHttpOptions {
   random?: () => number;
   /** The fetch to send with (default the global one); tests wrap it to stamp requests. */
   fetch?: typeof fetch;
+  /** Told of every attempt's outcome and time (metrics: README "Metrics"). */
+  observe?: (outcome: CatalogOutcome, seconds: number) => void;
 }
 
 export interface CatalogRequest {
@@ -106,6 +109,13 @@ export function createRateLimiter(perSecond: number, maxOpen: number | undefined
   };
 }
 
+/** How an answered request is counted. */
+function outcomeOf(status: number): CatalogOutcome {
+  if (status === 429) return 'rate_limited';
+  if (status >= 500) return 'server_error';
+  return status >= 200 && status < 300 ? 'ok' : 'client_error';
+}
+
 const retryableStatus = (status: number) => status === 429 || status === 408 || (status >= 500 && status !== 501);
 
 /** Creates the client for one provider (one rate limit shared by all of its requests). */
@@ -128,6 +138,8 @@ export function createCatalogHttp(options: CatalogHttpOptions): CatalogHttp {
   /** One attempt: the response's status, Retry-After and body text, or a thrown network error. */
   async function attempt(request: CatalogRequest) {
     await limiter.acquire();
+    const started = performance.now();
+    let outcome: CatalogOutcome = 'network_error';
     try {
       const response = await send(request.url, {
         method: request.method ?? 'GET',
@@ -137,9 +149,14 @@ export function createCatalogHttp(options: CatalogHttpOptions): CatalogHttp {
         redirect: 'follow',
       });
       const text = await response.text();
+      outcome = outcomeOf(response.status);
       return { status: response.status, retryAfter: response.headers.get('retry-after'), text };
+    } catch (error) {
+      if ((error as Error).name === 'TimeoutError') outcome = 'timeout';
+      throw error;
     } finally {
       limiter.release();
+      options.observe?.(outcome, (performance.now() - started) / 1000);
     }
   }
 

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
+import type { Warner } from '../log.ts';
+import { noMetrics, type CatalogOutcome, type Metrics } from '../metrics/metrics.ts';
 import { syncOfflineCatalog } from '../services/catalog.ts';
 import { createIgdbProvider } from './igdb-provider.ts';
 import { createOfflineProvider } from './offline-catalog.ts';
@@ -20,7 +21,7 @@ export const defaultCatalogFile = (config: Config): string => path.join(config.d
  * stored whole at start, so its items have database ids before the first request; an invalid
  * file throws CatalogFileError (naming the path and the problem).
  */
-export async function createCatalogProviders(config: Config, logger: Pick<Logger, 'warn'>): Promise<CatalogProvider[]> {
+export async function createCatalogProviders(config: Config, logger: Warner, metrics: Pick<Metrics, 'catalogRequest'> = noMetrics): Promise<CatalogProvider[]> {
   const providers: CatalogProvider[] = [];
   const fallback = defaultCatalogFile(config);
   const file = config.catalogFile ?? (existsSync(fallback) ? fallback : undefined);
@@ -31,8 +32,10 @@ export async function createCatalogProviders(config: Config, logger: Pick<Logger
   }
   const { tmdb, tvdb, igdb } = config.catalogs;
   const warn = (message: string) => logger.warn(message);
-  if (tmdb) providers.push(createTmdbProvider({ ...tmdb, warn }));
-  if (tvdb) providers.push(createTvdbProvider({ ...tvdb, warn }));
-  if (igdb) providers.push(createIgdbProvider(igdb));
+  /** Each request a catalog sends is counted under the catalog's name. */
+  const http = (catalog: string) => ({ observe: (outcome: CatalogOutcome, seconds: number) => metrics.catalogRequest({ catalog, outcome, seconds }) });
+  if (tmdb) providers.push(createTmdbProvider({ ...tmdb, warn, http: http('tmdb') }));
+  if (tvdb) providers.push(createTvdbProvider({ ...tvdb, warn, http: http('tvdb') }));
+  if (igdb) providers.push(createIgdbProvider({ ...igdb, http: http('igdb') }));
   return providers;
 }

@@ -7,6 +7,8 @@ import { defaultCatalogFile } from '../catalog/providers.ts';
 import type { Config } from '../config.ts';
 import { closeDatabase, db, openDatabase } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
+import { backupSqlite } from '../db/sqlite-backup.ts';
+import { restoreSqlite } from '../db/sqlite-restore.ts';
 import { AppError } from '../errors.ts';
 import { createAccount, findAccountByName, listAccounts, presentAccount, updateAccount } from '../services/accounts.ts';
 import { regenerateToken, showToken, showWebhookSecret } from '../services/tokens.ts';
@@ -39,6 +41,10 @@ export const usage = `Usage: airdate <command>
 Commands:
   serve                                   run the server (applies pending migrations first)
   migrate                                 apply pending database migrations and exit
+  backup <file> [--force]                 copy the SQLite database to <file> while the server runs
+                                          (PostgreSQL: pg_dump, see the README)
+  restore <file>                          put a backup in place of the SQLite database (the server
+                                          must be stopped); the old one is kept beside it
   user create <name> [--timezone <IANA>] [--password | --password-stdin] [--admin]
                                           create an account (time zone defaults to UTC); --password
                                           asks at the terminal, --password-stdin reads one line; the
@@ -95,6 +101,16 @@ const commands: Record<string, Handler> = {
     const applied = await migrateDatabase(io.config);
     if (applied.length === 0) io.stdout('database is up to date');
     for (const name of applied) io.stdout(name);
+  },
+  backup: async (args, io) => {
+    const { positionals, values } = parse(args, { force: { type: 'boolean' } }, ['file'], 'backup <file> [--force]');
+    const database = sqliteDatabase(io.config, 'backup');
+    io.stdout(JSON.stringify(backupSqlite({ source: database.file, target: positionals[0]!, force: Boolean(values.force) })));
+  },
+  restore: async (args, io) => {
+    const { positionals } = parse(args, {}, ['file'], 'restore <file>');
+    const database = sqliteDatabase(io.config, 'restore');
+    io.stdout(JSON.stringify(restoreSqlite({ from: positionals[0]!, target: database.file })));
   },
   user: subcommands('user', {
     create: async (args, io) => {
@@ -165,6 +181,19 @@ const commands: Record<string, Handler> = {
     );
   },
 };
+
+/**
+ * The SQLite database `backup` and `restore` work on. PostgreSQL has its own tools, which copy a
+ * live database consistently; the message names the exact commands (the README explains them).
+ */
+function sqliteDatabase(config: Config, command: 'backup' | 'restore'): { file: string } {
+  if (config.database.kind === 'sqlite') return config.database;
+  throw new UsageError(
+    command === 'backup'
+      ? 'backup copies SQLite databases; on PostgreSQL run: pg_dump --format=custom --no-owner --file=<file> "$DATABASE_URL"'
+      : 'restore puts back SQLite databases; on PostgreSQL, into an empty database: pg_restore --no-owner --dbname="$DATABASE_URL" <file>, then airdate migrate',
+  );
+}
 
 /** The password of `user create` / `user password`: one line of stdin, or asked twice at the terminal. */
 async function readPassword(io: CommandIo, fromStdin: boolean): Promise<string> {

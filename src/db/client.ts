@@ -22,7 +22,18 @@ let currentReader: FastReader | undefined;
 let currentWriter: FastWriter | undefined;
 let currentKind: Config['database']['kind'] = 'sqlite';
 let currentCountersPool: pg.Pool | undefined;
+let currentJobsPool: pg.Pool | undefined;
 let queryCount = 0;
+let generation = 0;
+
+/**
+ * Counts the databases this process has opened. Caches that are updated in place rather than
+ * keyed by versions alone (the feed snapshots) include it, so a database opened later (another
+ * data folder in a test, with the same account ids and versions) never sees their entries.
+ */
+export function databaseGeneration(): number {
+  return generation;
+}
 
 /** Number of SQL queries this process has sent since start; differences count a request's queries. */
 export function queryCounter(): number {
@@ -64,6 +75,20 @@ export function postgresCountersPool(): pg.Pool | undefined {
 /** Connections of the counters pool at most; each count is one short statement. */
 const countersPoolSize = 4;
 
+/**
+ * PostgreSQL connections for Agenda's job store (@agendajs/postgres-backend, src/jobs/
+ * postgres-job-backend.ts), on PostgreSQL; undefined on SQLite. A pool of its own: each started
+ * Agenda instance keeps one of its connections for LISTEN, and a burst of job bookkeeping (100
+ * deliveries finishing at once) queues here rather than in front of the requests' queries.
+ */
+export function postgresJobsPool(): pg.Pool | undefined {
+  db();
+  return currentJobsPool;
+}
+
+/** Connections of the jobs pool at most: one held by the process's Agenda for LISTEN, four for job queries. */
+export const jobsPoolSize = 5;
+
 /** Which database the open client talks to, for the few queries that must differ (e.g. case-insensitive search). */
 export function databaseKind(): Config['database']['kind'] {
   db();
@@ -85,12 +110,14 @@ const sqlitePragmas = [
  */
 export async function openDatabase(config: Config, options: { migrate?: boolean } = {}): Promise<PrismaClient> {
   if (current) return current;
-  const { client, reader, writer, countersPool } =
+  const { client, reader, writer, countersPool, jobsPool } =
     config.database.kind === 'postgres' ? await openPostgres(config.database.url, options) : await openSqlite(config.database.file, options);
+  generation += 1;
   current = client;
   currentReader = reader;
   currentWriter = writer;
   currentCountersPool = countersPool;
+  currentJobsPool = jobsPool;
   currentKind = config.database.kind;
   return client;
 }
@@ -107,6 +134,7 @@ interface OpenedDatabase {
   reader: FastReader;
   writer: FastWriter;
   countersPool?: pg.Pool;
+  jobsPool?: pg.Pool;
 }
 
 async function openSqlite(file: string, options: { migrate?: boolean }): Promise<OpenedDatabase> {
@@ -170,14 +198,21 @@ async function openPostgres(url: string, options: { migrate?: boolean }): Promis
   const connection = postgresConnection(url);
   const countersPool = new pg.Pool({ ...connection, options: `${connection.options} -c synchronous_commit=off`, max: countersPoolSize });
   countersPool.on('error', () => undefined);
+  const jobsPool = new pg.Pool({ ...connection, max: jobsPoolSize });
+  jobsPool.on('error', () => undefined);
   const close = async () => {
-    await Promise.all([pool.end(), countersPool.end()]);
+    await Promise.all([pool.end(), countersPool.end(), jobsPool.end()]);
   };
-  return { client, reader: { rows: reader.rows, close }, writer: openPostgresWriter(pool, countQuery), countersPool };
+  return { client, reader: { rows: reader.rows, close }, writer: openPostgresWriter(pool, countQuery), countersPool, jobsPool };
 }
 
 /** Closes the process's database connection; `db()` fails afterwards until it is opened again. */
 export async function closeDatabase(): Promise<void> {
+  // First what holds a pooled connection for itself (the job store's LISTEN): a pool ends only once
+  // every connection it lent is back.
+  const hooks = [...closeHooks];
+  closeHooks.clear();
+  await Promise.all(hooks.map((hook) => hook().catch(() => undefined)));
   const client = current;
   const reader = currentReader;
   const writer = currentWriter;
@@ -185,10 +220,23 @@ export async function closeDatabase(): Promise<void> {
   currentReader = undefined;
   currentWriter = undefined;
   currentCountersPool = undefined;
+  currentJobsPool = undefined;
   await settleUnawaitedWrites();
   await writer?.close();
   await client?.$disconnect();
   await reader?.close();
+}
+
+const closeHooks = new Set<() => Promise<void>>();
+
+/**
+ * Runs `hook` when the database closes, before its pools end: for whoever keeps a pooled
+ * connection (the job store's LISTEN connection), which would otherwise hold `closeDatabase` up
+ * forever. Returns the function that removes the hook (call it once the connection is given back).
+ */
+export function beforeDatabaseClose(hook: () => Promise<void>): () => void {
+  closeHooks.add(hook);
+  return () => closeHooks.delete(hook);
 }
 
 /** Writes nobody waits for (see `unawaitedWrite`). */

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { itemColumn, itemTable, type FastWriter, type FollowKind, type WatchKind, type WriteOutcome } from './fast-write.ts';
+import { itemColumn, itemTable, type FastWriter, type FollowKind, type WatchKind, type WriteResult } from './fast-write.ts';
+import { DatabaseError } from './errors.ts';
 
 /**
  * A watched toggle as one statement: the item's existence, the conditional flip of the state (or
@@ -31,8 +32,9 @@ const watchedSql = (kind: WatchKind) => `
   bumped AS (
     UPDATE "Account" SET "feedVersion" = "feedVersion" + 1, "updatedAt" = $4::timestamp
     WHERE id = $1::int AND EXISTS (SELECT 1 FROM changed)
+    RETURNING "feedVersion"
   )
-  SELECT EXISTS (SELECT 1 FROM item) AS found, EXISTS (SELECT 1 FROM changed) AS changed`;
+  SELECT EXISTS (SELECT 1 FROM item) AS found, EXISTS (SELECT 1 FROM changed) AS changed, (SELECT "feedVersion" FROM bumped) AS "feedVersion"`;
 
 /**
  * A follow/archive change as one upsert: a new row takes the given flags (false when omitted),
@@ -61,21 +63,34 @@ const followSql = (kind: FollowKind) => {
   bumped AS (
     UPDATE "Account" SET "feedVersion" = "feedVersion" + 1, "calendarVersion" = "calendarVersion" + 1, "updatedAt" = $6::timestamp
     WHERE id = $1::int AND EXISTS (SELECT 1 FROM upserted)
+    RETURNING "feedVersion"
   )
-  SELECT EXISTS (SELECT 1 FROM item) AS found, EXISTS (SELECT 1 FROM upserted) AS changed`;
+  SELECT EXISTS (SELECT 1 FROM item) AS found, EXISTS (SELECT 1 FROM upserted) AS changed, (SELECT "feedVersion" FROM bumped) AS "feedVersion"`;
 };
 
-const outcome = (row: { found: boolean; changed: boolean }): WriteOutcome => (!row.found ? 'missing' : row.changed ? 'changed' : 'unchanged');
+interface ResultRow {
+  found: boolean;
+  changed: boolean;
+  feedVersion: number | null;
+}
+
+function result(row: ResultRow): WriteResult {
+  if (!row.found) return { outcome: 'missing', feedVersion: null };
+  if (!row.changed) return { outcome: 'unchanged', feedVersion: null };
+  // A change whose account is gone bumped nothing: like SQLite's writer, that is an error.
+  if (row.feedVersion === null) throw new DatabaseError('the account does not exist');
+  return { outcome: 'changed', feedVersion: Number(row.feedVersion) };
+}
 
 /**
  * The PostgreSQL writer: each change is one named prepared statement on the shared pool (parsed
  * and planned once per connection), one round trip, its own implicit transaction.
  */
 export function openPostgresWriter(pool: pg.Pool, onQuery: () => void): FastWriter {
-  const run = async (name: string, text: string, values: unknown[]): Promise<WriteOutcome> => {
+  const run = async (name: string, text: string, values: unknown[]): Promise<WriteResult> => {
     onQuery();
-    const result = await pool.query<{ found: boolean; changed: boolean }>({ name, text, values });
-    return outcome(result.rows[0]!);
+    const answer = await pool.query<ResultRow>({ name, text, values });
+    return result(answer.rows[0]!);
   };
   const watched = { episode: watchedSql('episode'), movie: watchedSql('movie'), game: watchedSql('game') };
   const follow = { show: followSql('show'), movie: followSql('movie'), game: followSql('game') };

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { DatabaseError } from './errors.ts';
-import { itemColumn, itemTable, type FastWriter, type FollowChange, type FollowKind, type WatchChange, type WatchKind, type WriteOutcome } from './fast-write.ts';
+import { itemColumn, itemTable, type FastWriter, type FollowChange, type FollowKind, type WatchChange, type WatchKind, type WriteResult } from './fast-write.ts';
 import type { Turns } from './sqlite-gate.ts';
 
 /** Changes committed together at most: bounds one commit's synchronous run (~0.05 ms a change). */
@@ -17,8 +17,8 @@ const writerPragmas = [
 ] as const;
 
 interface Pending {
-  write: () => WriteOutcome;
-  resolve: (outcome: WriteOutcome) => void;
+  write: () => WriteResult;
+  resolve: (result: WriteResult) => void;
   reject: (error: unknown) => void;
 }
 
@@ -94,8 +94,8 @@ export function openSqliteWriter(file: string, nextTurn: Turns, onQuery: () => v
     }
   }
 
-  const enqueue = (change: () => WriteOutcome) =>
-    new Promise<WriteOutcome>((resolve, reject) => {
+  const enqueue = (change: () => WriteResult) =>
+    new Promise<WriteResult>((resolve, reject) => {
       queue.push({ write: change, resolve, reject });
       flushing ??= nextFlush();
     });
@@ -156,35 +156,41 @@ function writeStatements(connection: Database.Database) {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
   );
-  const bumpFeed = connection.prepare('UPDATE "Account" SET feedVersion = feedVersion + 1, updatedAt = ? WHERE id = ?');
-  const bumpFeedAndCalendar = connection.prepare(
-    'UPDATE "Account" SET feedVersion = feedVersion + 1, calendarVersion = calendarVersion + 1, updatedAt = ? WHERE id = ?',
-  );
-  /** The bump doubles as the account's existence check: a deleted account's change is undone. */
-  const bump = (statement: Database.Statement, accountId: number, at: string) => {
-    if (statement.run(at, accountId).changes !== 1) throw new DatabaseError(`account ${accountId} does not exist`);
+  const bumpFeed = connection.prepare('UPDATE "Account" SET feedVersion = feedVersion + 1, updatedAt = ? WHERE id = ? RETURNING feedVersion').pluck();
+  const bumpFeedAndCalendar = connection
+    .prepare('UPDATE "Account" SET feedVersion = feedVersion + 1, calendarVersion = calendarVersion + 1, updatedAt = ? WHERE id = ? RETURNING feedVersion')
+    .pluck();
+  /**
+   * The bump doubles as the account's existence check: a deleted account's change is undone.
+   * Returns the result of a change: the feed version it set.
+   */
+  const bump = (statement: Database.Statement, accountId: number, at: string): WriteResult => {
+    const feedVersion = statement.get(at, accountId);
+    if (feedVersion === undefined) throw new DatabaseError(`account ${accountId} does not exist`);
+    return { outcome: 'changed', feedVersion: Number(feedVersion) };
   };
+  const missing: WriteResult = { outcome: 'missing', feedVersion: null };
+  const unchanged: WriteResult = { outcome: 'unchanged', feedVersion: null };
   const flag = (value: boolean) => (value ? 1 : 0);
 
   return {
-    watched(change: WatchChange): WriteOutcome {
+    watched(change: WatchChange): WriteResult {
       const { accountId, kind, id, watched } = change;
-      if (exists[kind].get(id) === undefined) return 'missing';
+      if (exists[kind].get(id) === undefined) return missing;
       const at = sqliteTime(change.at);
       // The conditional update decides "did it change" in the transaction.
       if (flipState[kind].run(flag(watched), at, accountId, id, flag(!watched)).changes === 0) {
-        if (stateExists[kind].get(accountId, id) !== undefined) return 'unchanged';
-        if (!watched) return 'unchanged'; // never watched: unwatching changes nothing
+        if (stateExists[kind].get(accountId, id) !== undefined) return unchanged;
+        if (!watched) return unchanged; // never watched: unwatching changes nothing
         insertState[kind].run(accountId, kind, id, at);
       }
       insertEvent[kind].run(accountId, kind, id, flag(watched), at, change.source);
-      bump(bumpFeed, accountId, at);
-      return 'changed';
+      return bump(bumpFeed, accountId, at);
     },
 
-    follow(change: FollowChange): WriteOutcome {
+    follow(change: FollowChange): WriteResult {
       const { accountId, kind, id } = change;
-      if (exists[kind].get(id) === undefined) return 'missing';
+      if (exists[kind].get(id) === undefined) return missing;
       const now = sqliteTime(change.now);
       const existing = libraryRow[kind].get(accountId, id);
       const wasFollowed = existing?.followed === 1;
@@ -197,14 +203,13 @@ function writeStatements(connection: Database.Database) {
       const values = [flag(followed), flag(archived), flag(followExplicit), flag(archiveExplicit), followedAt] as const;
       if (existing) {
         const same = followed === wasFollowed && values[1] === existing.archived && values[2] === existing.followExplicit && values[3] === existing.archiveExplicit;
-        if (same) return 'unchanged';
+        if (same) return unchanged;
         updateLibrary.run(...values, now, existing.id);
       } else {
         insertLibrary[kind].run(accountId, kind, id, ...values, now, now);
       }
       // Following and archiving change the calendar too (watching does not).
-      bump(bumpFeedAndCalendar, accountId, now);
-      return 'changed';
+      return bump(bumpFeedAndCalendar, accountId, now);
     },
   };
 }

@@ -41,17 +41,24 @@ export interface FollowChange {
 /** `missing`: the item does not exist (nothing written); `unchanged`: it already had this state. */
 export type WriteOutcome = 'changed' | 'unchanged' | 'missing';
 
+/** A write's outcome and, when it changed something, the account's feed version it committed. */
+export interface WriteResult {
+  outcome: WriteOutcome;
+  /** The feed version the change's bump set; null when nothing changed. */
+  feedVersion: number | null;
+}
+
 export interface FastWriter {
   /**
    * Sets a watched flag: a real change updates the state (created on the first watch), appends a
    * history entry and bumps the account's feed version, atomically; the same value again changes nothing.
    */
-  setWatched(change: WatchChange): Promise<WriteOutcome>;
+  setWatched(change: WatchChange): Promise<WriteResult>;
   /**
    * Sets the follow and/or archive flags (remembered as set explicitly); a real change bumps the
    * feed and calendar versions. Resolves only once the change is durable (committed).
    */
-  setFollow(change: FollowChange): Promise<WriteOutcome>;
+  setFollow(change: FollowChange): Promise<WriteResult>;
   /** Waits for the changes already handed in, then closes. */
   close(): Promise<void>;
 }

@@ -3,6 +3,13 @@ import { fastReader } from '../db/client.ts';
 import { episodesOfShows } from './episode-cache.ts';
 import type { LibrarySnapshot, SnapshotShow, SnapshotTitle } from './types.ts';
 
+/** A snapshot with what keeping it up to date needs: when each watched episode was marked watched. */
+export interface LoadedSnapshot {
+  snapshot: LibrarySnapshot;
+  /** Episode id → its WatchState.changedAt as the driver returned it (asEpochMs reads either form). */
+  watchedAt: Map<number, unknown>;
+}
+
 /**
  * Loads what the feed rules need for one account: its followed non-archived shows, its watched
  * episodes, its followed movies and games (three small queries), and the shows' episodes from
@@ -10,7 +17,7 @@ import type { LibrarySnapshot, SnapshotShow, SnapshotTitle } from './types.ts';
  * Archived and unfollowed items are left out because no feed shows them; the rules check the
  * flags again.
  */
-export async function loadSnapshot(accountId: number, catalogVersion: number): Promise<LibrarySnapshot> {
+export async function loadSnapshot(accountId: number, catalogVersion: number): Promise<LoadedSnapshot> {
   const reader = fastReader();
   const showRows = await reader.rows(
     `SELECT s."id", s."title", s."poster"
@@ -60,5 +67,5 @@ export async function loadSnapshot(accountId: number, catalogVersion: number): P
     kind: kind as 'movie' | 'game', id: Number(id), title: String(title), poster: poster as string | null,
     followed: true, releaseDate: releaseDate as string | null, watched: asBoolean(watched),
   }));
-  return { shows, titles };
+  return { snapshot: { shows, titles }, watchedAt };
 }

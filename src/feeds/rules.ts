@@ -143,7 +143,7 @@ export function scanShow(show: SnapshotShow, window: FeedWindow, sink: DatedEpis
   return { upNext, unwatchedEpisodes };
 }
 
-interface UpNextEntry {
+export interface UpNextEntry {
   item: EpisodeFeedItem;
   /** Milliseconds of the show's last watch, or -Infinity when never watched, so it sorts last. */
   activity: number;
@@ -240,11 +240,39 @@ export function releasingItems(snapshot: LibrarySnapshot, today: LocalDate): Fee
   return releasing.sort(compareReleasing);
 }
 
+/** What one show adds to the feeds on one day: kept between computations by a `ShowScans` memo. */
+export interface ShowScan {
+  today: LocalDate;
+  upNext: UpNextEntry | null;
+  unwatchedEpisodes: number;
+  week: EpisodeFeedItem[];
+  releasing: FeedItem[];
+}
+
 /**
- * Every feed of the summary at once, one pass per show. The input is never mutated. An episode in
- * several lists (week, today, releasing) is one shared object: treat the result as read-only.
+ * Scans kept per show object. Whoever changes a show in place (src/feeds/snapshot-cache.ts, when
+ * it applies a watched toggle) deletes its scan; a scan of another day is made again.
  */
-export function computeFeeds(snapshot: LibrarySnapshot, today: LocalDate): Feeds {
+export type ShowScans = WeakMap<SnapshotShow, ShowScan>;
+
+function scanForFeeds(show: SnapshotShow, window: FeedWindow, scans: ShowScans | undefined): ShowScan {
+  const kept = scans?.get(show);
+  if (kept !== undefined && kept.today === window.today) return kept;
+  const week: EpisodeFeedItem[] = [];
+  const releasing: FeedItem[] = [];
+  const progress = scanShow(show, window, { week, releasing });
+  const scan = { today: window.today, upNext: progress.upNext === null ? null : upNextEntry(show, progress.upNext), unwatchedEpisodes: progress.unwatchedEpisodes, week, releasing };
+  scans?.set(show, scan);
+  return scan;
+}
+
+/**
+ * Every feed of the summary at once, one pass per show (or its scan kept in `scans`, when given:
+ * after a watched toggle only the toggled show is scanned again). The input is never mutated. An
+ * episode in several lists (week, today, releasing) is one shared object: treat the result as
+ * read-only.
+ */
+export function computeFeeds(snapshot: LibrarySnapshot, today: LocalDate, scans?: ShowScans): Feeds {
   const window = feedWindow(today);
   const entries: UpNextEntry[] = [];
   const week: EpisodeFeedItem[] = [];
@@ -252,9 +280,11 @@ export function computeFeeds(snapshot: LibrarySnapshot, today: LocalDate): Feeds
   let unwatchedEpisodes = 0;
   for (const show of snapshot.shows) {
     if (!isActiveShow(show)) continue;
-    const progress = scanShow(show, window, { week, releasing });
-    unwatchedEpisodes += progress.unwatchedEpisodes;
-    if (progress.upNext !== null) entries.push(upNextEntry(show, progress.upNext));
+    const scan = scanForFeeds(show, window, scans);
+    unwatchedEpisodes += scan.unwatchedEpisodes;
+    if (scan.upNext !== null) entries.push(scan.upNext);
+    for (const item of scan.week) week.push(item);
+    for (const item of scan.releasing) releasing.push(item);
   }
   collectReleasingTitles(snapshot.titles, window, releasing);
   const upNext = sortUpNext(entries);

@@ -32,11 +32,3 @@ export async function authenticateRequest(request: Request, url: URL, placement:
   if (!account) throw new HttpError(401, 'invalid API token');
   return account;
 }
-
-/** The URL as it may be logged: the `token` query parameter is never written anywhere. */
-export function redactedPath(url: URL): string {
-  if (!url.searchParams.has('token')) return url.pathname + url.search;
-  const params = new URLSearchParams(url.search);
-  params.set('token', 'REDACTED');
-  return `${url.pathname}?${params.toString()}`;
-}

@@ -1,9 +1,10 @@
 import { PothosValidationError } from '@pothos/core';
-import { GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { noMetrics, type Metrics } from '../metrics/metrics.ts';
 import { UnauthenticatedError } from '../errors.ts';
 import type { SignInLimiter } from '../auth/sign-in-limit.ts';
 import type { GraphQLContext, WebRequestContext } from '../schema/context.ts';
@@ -70,7 +71,7 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
     logging: yogaLogger(logger),
     // Bodies are read under our limits before Yoga sees them (graphql-body.ts).
     maxRequestBodySize: false,
-    plugins: [preparsedBodyParser(), ...graphqlLimitPlugins(config.limits.graphql), logRefusals(logger)],
+    plugins: [preparsedBodyParser(), ...graphqlLimitPlugins(config.limits.graphql), logAndCountResults(logger, services.metrics ?? noMetrics)],
     graphiql: { title: 'Airdate GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }) },
     context: ({ account, web }): GraphQLContext => ({ account, services, source: 'graphql', web }),
   });
@@ -146,28 +147,53 @@ function isRequestError(error: unknown): error is GraphQLError {
 function yogaLogger(logger: Logger): YogaLogger {
   const text = (args: unknown[]) => args.map((arg) => (arg instanceof Error ? arg.message : String(arg))).join(' ');
   return {
-    debug: (...args) => (logger.debugEnabled ? logger.debug(text(args)) : undefined),
+    debug: (...args) => (logger.isLevelEnabled('debug') ? logger.debug(text(args)) : undefined),
     info: (...args) => logger.info(text(args)),
     warn: (...args) => logger.warn(text(args)),
     error: (...args) => {
       const [first] = args;
       if (first instanceof Error) {
         const cause = first instanceof GraphQLError && first.originalError ? first.originalError : first;
-        logger.error('GraphQL operation failed', cause);
+        logger.error({ err: cause }, 'GraphQL operation failed');
       } else logger.error(text(args));
     },
   };
 }
 
-/** One info line per answer that carries a client's mistake (never a stack: nothing failed here). */
-function logRefusals(logger: Logger): Plugin {
+/**
+ * A client's error message without the value it quotes: graphql-js puts the offending value —
+ * a password sent as a number, say — after these words ("Variable "$p" got invalid value …",
+ * "String cannot represent a non string value: …", "Expected …, found …").
+ */
+function withoutValues(message: string): string {
+  return message.replace(/(got invalid value|value:|found)\s[\s\S]*$/, '$1 …');
+}
+
+/**
+ * Counts every answered operation by its name and outcome (ok, error: a client's mistake or an
+ * expected failure, fault: an unexpected error), and writes one info line per answer that
+ * carries a client's mistake (never a stack: nothing failed here).
+ */
+function logAndCountResults(logger: Logger, metrics: Pick<Metrics, 'graphqlOperation'>): Plugin {
+  const operationNames = new WeakMap<Request, string | null | undefined>();
   return {
-    onResultProcess({ result }) {
+    onParams({ params, request }) {
+      operationNames.set(request, params.operationName);
+    },
+    // The name in the document when the request did not give one (most clients do not).
+    onValidate({ params, context }) {
+      const { request } = context as { request?: Request };
+      const operation = getOperationAST(params.documentAST, operationNames.get(request!) ?? undefined);
+      if (request && operation?.name) operationNames.set(request, operation.name.value);
+    },
+    onResultProcess({ result, request }) {
       const results = Array.isArray(result) ? result : [result];
-      const mistakes = results
-        .flatMap((item) => ('errors' in item && item.errors ? item.errors : []))
+      const errors = results.flatMap((item) => ('errors' in item && item.errors ? item.errors : []));
+      const mistakes = errors
         .filter((error) => error.extensions?.code !== 'INTERNAL_SERVER_ERROR')
-        .map((error) => `${String(error.extensions?.code ?? 'GRAPHQL_ERROR')}: ${error.message}`);
+        .map((error) => `${String(error.extensions?.code ?? 'GRAPHQL_ERROR')}: ${withoutValues(error.message)}`);
+      const outcome = errors.length === 0 ? 'ok' : mistakes.length < errors.length ? 'fault' : 'error';
+      metrics.graphqlOperation({ operationName: operationNames.get(request), outcome });
       if (mistakes.length > 0) logger.info(`GraphQL request answered with errors: ${mistakes.slice(0, 3).join('; ').slice(0, 500)}`);
     },
   };

@@ -4,6 +4,7 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { httpLimits, type HttpLimits } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import { checkRequestTarget, quotedPath } from './request-target.ts';
+import { requestIdFrom, requestIdHeader } from './request-id.ts';
 
 /** What the Node server serves: the app's `fetch` (which never throws) and its logger. */
 export interface ServedApp {
@@ -54,8 +55,9 @@ export function createHttpServer(app: ServedApp, limits: HttpLimits = httpLimits
       track(request, response);
       const check = checkRequestTarget({ method: request.method ?? '', target: request.url ?? '', rawHeaders: request.rawHeaders, httpVersion: request.httpVersion });
       if (!check.ok) {
-        logger.info(`refused ${describe(request)}: ${check.error}`);
-        sendError(response, check.status, check.error);
+        const reqId = requestIdFrom(request.headers[requestIdHeader]);
+        logger.info({ reqId }, `refused ${describe(request)}: ${check.error}`);
+        sendError(response, check.status, check.error, reqId);
         return;
       }
       // The adapter builds the request's URL from these two; both are now well-formed.
@@ -68,8 +70,9 @@ export function createHttpServer(app: ServedApp, limits: HttpLimits = httpLimits
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     track(request, response);
     const error = 'the only expectation served is "Expect: 100-continue"';
-    logger.info(`refused ${describe(request)}: ${error}`);
-    sendError(response, 417, error);
+    const reqId = requestIdFrom(request.headers[requestIdHeader]);
+    logger.info({ reqId }, `refused ${describe(request)}: ${error}`);
+    sendError(response, 417, error, reqId);
   });
 
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
@@ -136,9 +139,9 @@ const jsonType = 'application/json; charset=utf-8';
  * the client is broken, and a body it may still be sending would otherwise be read to the end
  * to keep the connection alive.
  */
-function sendError(response: ServerResponse, status: number, message: string): void {
+function sendError(response: ServerResponse, status: number, message: string, requestId: string): void {
   const body = JSON.stringify({ error: message });
-  response.writeHead(status, { 'content-type': jsonType, 'content-length': Buffer.byteLength(body), connection: 'close' });
+  response.writeHead(status, { 'content-type': jsonType, 'content-length': Buffer.byteLength(body), connection: 'close', [requestIdHeader]: requestId });
   response.end(body);
 }
 
@@ -152,7 +155,7 @@ function answerOnSocket(socket: Duplex, status: number, message: string, lingerM
   const body = JSON.stringify({ error: message });
   const head =
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${jsonType}\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
+    `content-length: ${Buffer.byteLength(body)}\r\n${requestIdHeader}: ${requestIdFrom(undefined)}\r\nconnection: close\r\n\r\n`;
   socket.end(head + body);
   setTimeout(() => socket.destroy(), lingerMs).unref();
 }

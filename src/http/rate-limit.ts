@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { RateLimitedError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 /**
  * A rate limit by key (rate-limiter-flexible): at most `points` takes per key in a window of
@@ -41,6 +42,8 @@ export interface RateLimitStore {
   /** A PostgreSQL pool to count in (db/client.ts postgresCountersPool()); undefined: count in memory. */
   pool: pg.Pool | undefined;
   logger: Logger;
+  /** Counts refusals (by the limit's name); none by default. */
+  metrics?: Pick<Metrics, 'rateLimitRefused'>;
 }
 
 /** The table the shared counts live in (prisma/schema.prisma, model RateLimit). */
@@ -67,13 +70,18 @@ export function createRateLimiter(options: RateLimitOptions, store: RateLimitSto
           inMemoryBlockOnConsumed: options.points + 1,
         });
   let failureLoggedAt = -Infinity;
+  /** The refusal of a take, counted: the key may try again in `msBeforeNext`. */
+  const refused = (msBeforeNext: number): RateLimitedError => {
+    store.metrics?.rateLimitRefused(options.name);
+    return new RateLimitedError(Math.max(1, Math.ceil(msBeforeNext / 1000)));
+  };
 
   /** One take from `limiter`; its refusal becomes RateLimitedError, a store failure is rethrown as it is. */
   const consume = async (limiter: RateLimiterAbstract, key: string): Promise<void> => {
     try {
       await limiter.consume(key);
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) throw new RateLimitedError(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+      if (rejection instanceof RateLimiterRes) throw refused(rejection.msBeforeNext);
       throw rejection;
     }
   };
@@ -82,7 +90,7 @@ export function createRateLimiter(options: RateLimitOptions, store: RateLimitSto
   const inspect = async (limiter: RateLimiterAbstract, key: string): Promise<void> => {
     const state = await limiter.get(key);
     if (state !== null && state.consumedPoints >= options.points) {
-      throw new RateLimitedError(Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
+      throw refused(state.msBeforeNext);
     }
   };
   const penalise = async (limiter: RateLimiterAbstract, key: string): Promise<void> => {
@@ -99,7 +107,7 @@ export function createRateLimiter(options: RateLimitOptions, store: RateLimitSto
       const now = Date.now();
       if (now - failureLoggedAt >= failureLogIntervalMs) {
         failureLoggedAt = now;
-        store.logger.warn(`rate limit "${options.name}": the database could not count this request, counting in this process until it can`, error);
+        store.logger.warn({ err: error }, `rate limit "${options.name}": the database could not count this request, counting in this process until it can`);
       }
       await operation(local, key);
     }

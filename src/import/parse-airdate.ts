@@ -95,6 +95,16 @@ const exportSchema = z
   });
 
 /**
+ * The export as `GET /api/export` writes it (src/export/export-format.ts): what this parser reads,
+ * with the head every download has. The OpenAPI document describes the export with it, so the
+ * export and its import cannot drift apart unnoticed (the suite checks every download against it).
+ */
+export const exportDocumentSchema = exportSchema.safeExtend({
+  exportedAt: z.iso.datetime({ offset: true }),
+  account: z.strictObject({ name: z.string(), timezone: z.string(), webhookUrl: z.string().nullable() }),
+});
+
+/**
  * The watched state to carry: as the file states it, except that "not watched" with no history
  * is what the export says of every episode nobody touched; passing that on would be a claim the
  * file does not make, so it becomes "nothing said" and the import leaves the item alone.

@@ -1,11 +1,13 @@
 import { createRequire } from 'node:module';
 import type { MongoBackend } from '@agendajs/mongo-backend';
-import { Agenda, type AgendaBackend } from 'agenda';
+import { Agenda, type AgendaBackend, type NotificationChannel } from 'agenda';
+import { postgresJobsPool } from '../db/client.ts';
+import { createPostgresJobBackend } from './postgres-job-backend.ts';
 import { createSqlJobBackend } from './sql-backend.ts';
 
 /** Options of `createAgenda`. */
 export interface CreateAgendaProps {
-  /** Run on MongoDB at this address (`AIRDATE_MONGODB_URL`); otherwise on the application's database. */
+  /** Run on MongoDB at this address (`AIRDATE_MONGODB_URL`); otherwise on the application's database (which must be open). */
   mongodbUrl?: string | undefined;
   /** How often a worker looks for due jobs (`AIRDATE_JOB_POLL_MS`), in ms. */
   pollMs: number;
@@ -35,15 +37,21 @@ export interface CreateAgendaProps {
 
 /**
  * An Agenda instance on the configured job store: MongoDB when `mongodbUrl` is given, else the
- * AgendaJob table of the application's database (which must be open before jobs are saved or
- * run). It is not started: define jobs, then `start()` in processes that run them.
+ * application's database, which must be open: on PostgreSQL @agendajs/postgres-backend (its
+ * `airdate_jobs` table, LISTEN/NOTIFY between instances; postgres-job-backend.ts), on SQLite our
+ * own store on the AgendaJob table (sql-backend.ts). It is not started: define jobs, then
+ * `start()` in processes that run them.
  */
 export function createAgenda(props: CreateAgendaProps): Agenda {
   if (!Number.isFinite(props.pollMs) || props.pollMs <= 0) throw new Error(`createAgenda: pollMs must be a positive number of ms (got ${props.pollMs})`);
   let agenda: Agenda | undefined;
+  const onError = (error: Error) => agenda?.emit('error', error);
+  const postgresPool = props.mongodbUrl ? undefined : postgresJobsPool();
   const backend = props.mongodbUrl
-    ? retryingConnect(new (loadMongoBackend())({ address: props.mongodbUrl }), (error) => agenda?.emit('error', error))
-    : createSqlJobBackend();
+    ? retryingConnect(new (loadMongoBackend())({ address: props.mongodbUrl }), 'cannot reach MongoDB for jobs', onError)
+    : postgresPool
+      ? retryingConnect(createPostgresJobBackend(postgresPool, onError), 'cannot prepare the job store on PostgreSQL', onError)
+      : createSqlJobBackend();
   agenda = new Agenda({
     backend,
     name: props.name,
@@ -66,23 +74,24 @@ function loadMongoBackend(): typeof MongoBackend {
   return (require('@agendajs/mongo-backend') as typeof import('@agendajs/mongo-backend')).MongoBackend;
 }
 
-/** Longest wait between two attempts to reach MongoDB. */
+/** Longest wait between two attempts to connect the job store. */
 const maxRetryMs = 30_000;
 
 /**
  * `backend` with a connect that keeps trying: Agenda connects from its constructor and does not
  * handle a failure (the rejection would be unhandled and end the process). A MongoDB that is down
- * at start is reported through `onError` (Agenda's 'error' event) and tried again, with waits
- * doubling up to 30 s; Agenda is ready once it answers.
+ * at start, or a PostgreSQL job table that cannot be set up (or its old jobs moved), is reported
+ * through `onError` (Agenda's 'error' event) as `failure`, and tried again, with waits doubling
+ * up to 30 s; Agenda is ready once it succeeds.
  */
-function retryingConnect(backend: MongoBackend, onError: (error: Error) => void): AgendaBackend {
+function retryingConnect(backend: AgendaBackend, failure: string, onError: (error: Error) => void): AgendaBackend {
   const connect = async (): Promise<void> => {
     for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, maxRetryMs)) {
       try {
         await backend.connect();
         return;
       } catch (error) {
-        onError(new Error(`cannot reach MongoDB for jobs (trying again in ${waitMs} ms): ${error instanceof Error ? error.message : String(error)}`));
+        onError(new Error(`${failure} (trying again in ${waitMs} ms): ${error instanceof Error ? error.message : String(error)}`));
         await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
       }
     }
@@ -100,6 +109,14 @@ function retryingConnect(backend: MongoBackend, onError: (error: Error) => void)
     connect,
     disconnect: () => backend.disconnect(),
   };
+}
+
+/**
+ * The channel Agenda publishes saved jobs on and listens to (the backend's), or undefined.
+ * A private field of agenda 6.2.x (pinned), as in `stopAgenda`.
+ */
+export function notificationChannelOf(agenda: Agenda): NotificationChannel | undefined {
+  return (agenda as unknown as { notificationChannel?: NotificationChannel }).notificationChannel;
 }
 
 /** What `stopAgenda` left behind. */

@@ -80,6 +80,23 @@ export function decodeAttrs(text: string): Record<string, unknown> {
   }
 }
 
+/**
+ * `value` as plain JSON with each Date replaced by `{"$date": epochMs}`, as `encodeAttrs` writes
+ * it: for a store that keeps job data as JSON (PostgreSQL's jsonb), where a Date would come back
+ * as a string.
+ */
+export function tagDates(value: unknown): unknown {
+  return value === undefined ? undefined : (JSON.parse(encodeAttrs(value)) as unknown);
+}
+
+/** `value` with each `{"$date": epochMs}` turned back into a Date (`tagDates` reversed). */
+export function untagDates(value: unknown): unknown {
+  if (isDateTag(value)) return new Date(value.$date);
+  if (Array.isArray(value)) return value.map(untagDates);
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, untagDates(child)]));
+}
+
 function isDateTag(value: unknown): value is { $date: number } {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const keys = Object.keys(value);
@@ -172,8 +189,9 @@ function sortKeys(value: unknown): unknown {
 }
 
 /**
- * Longest uniqueKey stored as readable text; longer ones are hashed (a PostgreSQL B-tree entry
- * must stay under ~2.7 kB, and job data used as a unique query can be large).
+ * Longest uniqueKey stored as readable text; longer ones are hashed (index entries stay small,
+ * and job data used as a unique query can be large). Changing it would change the keys of jobs
+ * already stored.
  */
 const maxReadableKey = 500;
 

@@ -1,5 +1,7 @@
 import type { Agenda, BackoffContext } from 'agenda';
-import type { Logger } from '../log.ts';
+import { currentRequestId, type Logger } from '../log.ts';
+import { noMetrics, type Metrics } from '../metrics/metrics.ts';
+import { loggedJobFailures, observedJob, requestIdKey } from './observed-job.ts';
 import type { CatalogService } from '../services/catalog.ts';
 import { deliverNotification, findStrandedNotifications } from '../services/deliveries.ts';
 import { retryPendingImports } from '../services/pending-imports.ts';
@@ -27,6 +29,8 @@ export interface ReleaseJobDeps {
   policy: TargetPolicy;
   timeoutMs: number;
   logger: Logger;
+  /** Counts job runs and webhook deliveries; none by default. */
+  metrics?: Pick<Metrics, 'jobRun' | 'webhookDelivery'>;
 }
 
 /** Thrown by a delivery that should be tried again after `delayMs` (the webhook schedule's choice). */
@@ -58,13 +62,15 @@ const deliveryConcurrency = 50;
 
 /** Defines every release-engine job on `agenda` (a worker must define them before starting). */
 export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
+  const metrics = deps.metrics ?? noMetrics;
+  const observed = { logger: deps.logger, metrics, isRetry: (error: unknown) => error instanceof RetryLater };
   const checkAccount = async (accountId: number) => {
     const created = await recordReleaseNotifications({ accountId, now: new Date() });
     for (const notificationId of created) await queueDelivery(agenda, notificationId, { manual: false });
     return created.length;
   };
 
-  agenda.define(jobNames.releaseCheck, async () => {
+  agenda.define(jobNames.releaseCheck, observedJob(jobNames.releaseCheck, observed, async () => {
     const at = new Date();
     // A notification recorded by a process that died before queueing its delivery.
     const stranded = await findStrandedNotifications({ now: at, graceMs: deliveryLockLifetime(deps.timeoutMs) * 2 });
@@ -72,30 +78,30 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
     const accounts = await findAccountsToCheck(at);
     for (const accountId of accounts) await queueUnique(agenda, jobNames.accountCheck, { accountId }, 'accountId');
     deps.logger.debug(`release check: ${accounts.length} account(s) queued, ${stranded.length} stranded notification(s) re-queued`);
-  });
+  }));
 
-  agenda.define(jobNames.catalogRefresh, async () => {
+  agenda.define(jobNames.catalogRefresh, observedJob(jobNames.catalogRefresh, observed, async () => {
     const summary = await deps.catalog.refreshFollowed({});
     deps.logger.debug(`catalog refresh: ${summary.items} item(s), ${summary.changes} change(s), ${summary.failures.length} failure(s)`);
     // Never throws: a failed retry is logged and the refresh stands.
     const retried = await retryPendingImports({ catalog: deps.catalog, logger: deps.logger });
     deps.logger.debug(`pending imports: ${retried.tried} tried for ${retried.accounts} account(s), ${retried.matched} matched, ${retried.failures} failure(s)`);
-  }, { lockLifetime: 60 * 60_000 });
+  }), { lockLifetime: 60 * 60_000 });
 
-  agenda.define(jobNames.accountCheck, async (job) => {
+  agenda.define(jobNames.accountCheck, observedJob(jobNames.accountCheck, observed, async (job) => {
     await checkAccount((job.attrs.data as { accountId: number }).accountId);
-  }, { backoff, concurrency: 10 });
+  }), { backoff, concurrency: 10 });
 
-  agenda.define(jobNames.accountSync, async (job) => {
+  agenda.define(jobNames.accountSync, observedJob(jobNames.accountSync, observed, async (job) => {
     const { accountId } = job.attrs.data as { accountId: number };
     await deps.catalog.refreshFollowed({ accountId });
     // After the refresh (which re-reads the offline file); logged, never failing the sync. Items it
     // adds may be released already: the release check that follows sees them.
     await retryPendingImports({ catalog: deps.catalog, accountId, logger: deps.logger });
     await checkAccount(accountId);
-  }, { backoff, concurrency: 5, lockLifetime: 10 * 60_000 });
+  }), { backoff, concurrency: 5, lockLifetime: 10 * 60_000 });
 
-  agenda.define(jobNames.delivery, async (job) => {
+  agenda.define(jobNames.delivery, observedJob(jobNames.delivery, observed, async (job) => {
     const { notificationId, manual } = job.attrs.data as { notificationId: number; manual?: boolean };
     const step = await deliverNotification({
       notificationId,
@@ -104,11 +110,13 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
       policy: deps.policy,
       timeoutMs: deps.timeoutMs,
     });
+    metrics.webhookDelivery({ outcome: step.done ? step.outcome : 'retry', attempt: step.attempt });
     if (!step.done) throw new RetryLater(step.retryInMs);
-  }, { backoff, concurrency: deliveryConcurrency, lockLimit: deliveryConcurrency, lockLifetime: deliveryLockLifetime(deps.timeoutMs) });
+  }), { backoff, concurrency: deliveryConcurrency, lockLimit: deliveryConcurrency, lockLifetime: deliveryLockLifetime(deps.timeoutMs) });
 
   agenda.on('fail', (error: Error | string, job: { attrs: { name: string } }) => {
-    if (error instanceof RetryLater) return;
+    // A handler's own failure was logged where it happened, with the job's context.
+    if (error instanceof RetryLater || (typeof error === 'object' && loggedJobFailures.has(error))) return;
     deps.logger.warn(`job ${job.attrs.name} failed: ${error instanceof Error ? error.message : error}`);
   });
 }
@@ -121,6 +129,9 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
  */
 async function queueUnique(agenda: Agenda, name: string, data: Record<string, unknown>, key: string, options: { replace?: boolean } = {}): Promise<void> {
   const unique = { [`data.${key}`]: data[key] };
+  // The request that queued the job (if any): the job's log lines carry its id.
+  const requestId = currentRequestId();
+  if (requestId !== undefined) data = { ...data, [requestIdKey]: requestId };
   const job = await agenda.create(name, data).unique(unique, { insertOnly: !options.replace }).schedule(new Date()).save();
   if (options.replace || job.attrs.nextRunAt !== null) return;
   // nextRunAt is null while a one-time job runs too; only an unlocked one has finished.

@@ -2,9 +2,11 @@ import { hostname } from 'node:os';
 import type { Agenda } from 'agenda';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { CatalogService } from '../services/catalog.ts';
 import { prepareRedelivery } from '../services/deliveries.ts';
-import { createAgenda, stopAgenda } from './create-agenda.ts';
+import { beforeDatabaseClose } from '../db/client.ts';
+import { createAgenda, notificationChannelOf, stopAgenda } from './create-agenda.ts';
 import { defineReleaseJobs, queueDelivery, queueSync, scheduleRecurringJobs } from './release-jobs.ts';
 
 /** What requests may ask of the job system; every role can queue, only workers run jobs. */
@@ -32,19 +34,29 @@ export interface Scheduler extends JobQueue {
  */
 export async function createScheduler(
   config: Config,
-  deps: { catalog: CatalogService; logger: Logger },
+  deps: { catalog: CatalogService; logger: Logger; metrics?: Metrics },
 ): Promise<Scheduler> {
   // Finished one-time jobs are removed, so a later sync or redelivery of the same account or
   // notification can be queued again (unique jobs coalesce only while queued or running).
   const agenda = createAgenda({ mongodbUrl: config.jobs.mongodbUrl, pollMs: config.jobs.pollMs, removeOnComplete: true, maxConcurrency: 100, name: `${hostname()}:${process.pid}` });
-  agenda.on('error', (error: Error) => deps.logger.error('job system', error));
+  agenda.on('error', (error: Error) => deps.logger.error({ err: error }, 'job system'));
   defineReleaseJobs(agenda, {
     catalog: deps.catalog,
     policy: config.webhooks.policy,
     timeoutMs: config.webhooks.timeoutMs,
     logger: deps.logger,
+    metrics: deps.metrics,
   });
   await agenda.ready;
+  // On PostgreSQL a saved job is announced by NOTIFY, so a worker starts it at once instead of at
+  // its next poll; Agenda publishes only on a connected channel, and only start() connects it,
+  // which a process that just queues jobs (AIRDATE_ROLE=web) never calls.
+  const channel = config.database.kind === 'postgres' && !config.jobs.mongodbUrl ? notificationChannelOf(agenda) : undefined;
+  await channel?.connect();
+  // Given back once: by stop(), or by closeDatabase when the database closes first (tests do).
+  let disconnecting: Promise<void> | undefined;
+  const disconnect = () => (disconnecting ??= channel?.disconnect() ?? Promise.resolve());
+  const removeCloseHook = channel ? beforeDatabaseClose(disconnect) : undefined;
   let started = false;
   return {
     agenda,
@@ -60,8 +72,15 @@ export async function createScheduler(
       await agenda.start();
     },
     async stop(drainMs = 20_000) {
-      if (!started) return;
+      if (!started) {
+        // Gives back the LISTEN connection opened above (the jobs pool could not close otherwise).
+        removeCloseHook?.();
+        await disconnect();
+        return;
+      }
       started = false;
+      // Agenda's stop gives the LISTEN connection back itself.
+      removeCloseHook?.();
       const { stillRunning } = await stopAgenda(agenda, drainMs);
       if (stillRunning > 0) deps.logger.warn(`stopped with ${stillRunning} job(s) still running; their locks expire on their own`);
     },

@@ -2,10 +2,11 @@ import { InMemoryNotificationChannel, type AgendaBackend, type JobRepository, ty
 import { SqlJobRepository } from './sql-job-repository.ts';
 
 /**
- * Agenda's backend on the application's database (SQLite or PostgreSQL through `db()`), the
- * AgendaJob table. The database belongs to the app: connect and disconnect do nothing, and
- * `ownsConnection` is false so that `agenda.stop()` never closes it. The database must be open
- * (`openDatabase`) before the Agenda instance saves or runs jobs.
+ * Agenda's backend on the application's SQLite database (through `db()`), the AgendaJob table;
+ * on PostgreSQL createAgenda uses @agendajs/postgres-backend instead. The database belongs to the
+ * app: connect and disconnect do nothing, and `ownsConnection` is false so that `agenda.stop()`
+ * never closes it. The database must be open (`openDatabase`) before the Agenda instance saves or
+ * runs jobs.
  */
 export function createSqlJobBackend(): AgendaBackend {
   const repository: JobRepository = new SqlJobRepository();

@@ -3,7 +3,7 @@ import { computeJobState, type JobParameters, type JobsOverview, type JobsQueryO
 import { db } from '../db/client.ts';
 import { decodeAttrs, rowToJob, type AgendaJobRow } from './job-row.ts';
 import { chunks } from '../db/limits.ts';
-import { execute, join, maxListValues, likeInsensitive, queryRows, raw, sql, type Sql } from './sql-job-sql.ts';
+import { execute, join, maxListValues, queryRows, raw, sql, type Sql } from './sql-job-sql.ts';
 
 /** A filter as SQL on the columns plus, for a `data` filter, a check on the decoded job data. */
 interface JobFilter {
@@ -87,7 +87,8 @@ export class SqlJobQueries {
     const now = new Date();
     const parts: Sql[] = [];
     // As in MongoDB, a search replaces a name filter.
-    if (search && typeof search === 'string') parts.push(sql`"name" ${likeInsensitive()} ${`%${search.replace(/[\\%_]/g, '\\$&')}%`} ESCAPE '\\'`);
+    // SQLite's LIKE ignores ASCII case.
+    if (search && typeof search === 'string') parts.push(sql`"name" LIKE ${`%${search.replace(/[\\%_]/g, '\\$&')}%`} ESCAPE '\\'`);
     else if (name && typeof name === 'string') parts.push(sql`"name" = ${name}`);
     else if (onlyStrings(names).length > 0) parts.push(sql`"name" IN (${join(onlyStrings(names))})`);
     if (id && typeof id === 'string') parts.push(sql`"id" = ${id}`);

@@ -11,16 +11,16 @@ import {
   maxListValues,
   mergedAttrs,
   queryRows,
-  skipLockedRows,
   sql,
 } from './sql-job-sql.ts';
 import { SqlJobQueries } from './sql-job-queries.ts';
 
 /**
- * Agenda's JobRepository on the application's database (the AgendaJob table), for SQLite and
- * PostgreSQL alike. It mirrors @agendajs/mongo-backend's MongoJobRepository: the same filters,
- * the same fields written, the same results; where MongoDB uses findOneAndUpdate, this uses one
- * conditional UPDATE … RETURNING, so locking stays atomic across processes.
+ * Agenda's JobRepository on the application's SQLite database (the AgendaJob table; on
+ * PostgreSQL the jobs are @agendajs/postgres-backend's). It mirrors @agendajs/mongo-backend's
+ * MongoJobRepository: the same filters, the same fields written, the same results; where MongoDB
+ * uses findOneAndUpdate, this uses one conditional UPDATE … RETURNING, so locking stays atomic
+ * across processes.
  */
 export class SqlJobRepository extends SqlJobQueries implements JobRepository {
   /** Nothing to connect: the store uses the process's database (`db()`), opened by the app. */
@@ -159,13 +159,13 @@ export class SqlJobRepository extends SqlJobQueries implements JobRepository {
     const lockTime = (now ?? new Date()).getTime();
     const lockable = sql`"name" = ${jobName} AND "disabled" = false
       AND (("lockedAt" IS NULL AND "nextRunAt" <= ${nextScanAt.getTime()}) OR "lockedAt" <= ${lockDeadline.getTime()})`;
-    // The condition is checked again on the row being updated: on PostgreSQL another worker may
-    // have locked it between the subselect's snapshot and this update.
+    // SQLite runs one writing statement at a time, so finding and locking in one statement is
+    // atomic across processes; the condition is checked again on the row being updated all the same.
     const [row] = await queryRows(sql`
       UPDATE "AgendaJob" SET "lockedAt" = ${lockTime}, "attrs" = ${mergedAttrs({ lastModifiedBy: options?.lastModifiedBy ?? null })}
       WHERE "id" = (
         SELECT "id" FROM "AgendaJob" WHERE ${lockable}
-        ORDER BY "nextRunAt" ASC NULLS FIRST, "priority" DESC LIMIT 1 ${skipLockedRows()}
+        ORDER BY "nextRunAt" ASC NULLS FIRST, "priority" DESC LIMIT 1
       ) AND ${lockable}
       RETURNING *`);
     return row ? rowToJob(row) : undefined;

@@ -1,17 +1,17 @@
-import { databaseKind, db } from '../db/client.ts';
+import { db } from '../db/client.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { encodeAttrs, writtenColumns, type AgendaJobRow, type StoredJob } from './job-row.ts';
 
 /**
- * SQL pieces the job store shares. Everything goes through Prisma's raw API with bound values
- * (Prisma writes each database's placeholders); identifiers are constants of this module.
+ * SQL pieces the job store shares, in SQLite's dialect: the store runs on SQLite only (on
+ * PostgreSQL the jobs are @agendajs/postgres-backend's). Everything goes through Prisma's raw API
+ * with bound values; identifiers are constants of this module.
  */
 
 export type Sql = Prisma.Sql;
 export const sql = Prisma.sql;
 export const join = Prisma.join;
 export const raw = Prisma.raw;
-export const empty = Prisma.empty;
 
 /** Runs a statement that returns AgendaJob rows (SELECT, or a write with RETURNING). */
 export function queryRows(query: Sql): Promise<AgendaJobRow[]> {
@@ -30,27 +30,11 @@ export function column(name: string): Sql {
 
 /**
  * `attrs` with the given top-level fields replaced (a shallow merge, so `data` is untouched).
- * SQLite's json_patch drops a field set to null, PostgreSQL's `||` keeps it as null: both read
- * back as unset. Patch values here are plain scalars, so json_patch's recursive merge of objects
- * never applies.
+ * json_patch drops a field set to null, which reads back as unset. Patch values here are plain
+ * scalars, so json_patch's recursive merge of objects never applies.
  */
 export function mergedAttrs(patch: Record<string, unknown>): Sql {
-  const text = encodeAttrs(patch);
-  return databaseKind() === 'postgres' ? sql`("attrs"::jsonb || ${text}::jsonb)::text` : sql`json_patch("attrs", ${text})`;
-}
-
-/** Case-insensitive LIKE on both databases (SQLite's LIKE already ignores ASCII case). */
-export function likeInsensitive(): Sql {
-  return raw(databaseKind() === 'postgres' ? 'ILIKE' : 'LIKE');
-}
-
-/**
- * Row lock for the candidate subselect of `getNextJobToRun`: on PostgreSQL a concurrent locker
- * skips a row another transaction holds instead of waiting for it; SQLite runs one writing
- * statement at a time, so the statement alone is atomic there.
- */
-export function skipLockedRows(): Sql {
-  return databaseKind() === 'postgres' ? raw('FOR UPDATE SKIP LOCKED') : empty;
+  return sql`json_patch("attrs", ${encodeAttrs(patch)})`;
 }
 
 /** The values of `job` in `writtenColumns` order. */
@@ -82,7 +66,7 @@ export function assignmentsFromExcluded(leaveOut: readonly string[] = []): Sql {
   );
 }
 
-/** Bound values per `IN (...)` list, well under both databases' parameter limits. */
+/** Bound values per `IN (...)` list, well under SQLite's parameter limit (32 766). */
 export const maxListValues = 5_000;
 
 

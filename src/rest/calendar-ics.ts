@@ -90,14 +90,14 @@ const eventsPerSlice = 1_000;
  * `icsDocument(calendar)` plus the CRLF RFC 5545 requires after the last line (ical-generator
  * ends without one). The frame (the calendar's properties) is ical-generator's; the events are
  * written by `writeEvent`, `eventsPerSlice` at a time with a turn of the event loop between
- * slices. Through ical-generator each event cost an object with a random UUID, date validation
- * and formatting, and 10.x folds the whole document one character at a time with a new
- * TextEncoder each (~2.5 s for 6 000 events; 11.1.0 fixes that, its issue #765, but needs
- * Node 22): 6 000 events now take ~25 ms of CPU. Tests pin the bytes to ical-generator's output.
+ * slices. Through ical-generator each event costs an object with a random UUID, date validation
+ * and formatting (10.x also folded the whole document one character at a time, ~2.5 s for 6 000
+ * events, its issue #765, fixed in 11.1.0), and it cannot reuse an unchanged event's text:
+ * 6 000 events take ~25 ms of CPU here. Tests pin the bytes to ical-generator's output.
  *
  * A calendar rendered again after a change mostly holds the events it held: given the events a
  * previous render wrote (`previous`, by UID), an event whose fields are all the same reuses its
- * text; `written`, when given, receives what this render wrote, for the next one.
+ * bytes; `written`, when given, receives what this render wrote, for the next one.
  * @throws Error for an event whose date or `updatedAt` is not a valid date, as ical-generator does.
  */
 export async function renderIcs(
@@ -107,31 +107,30 @@ export async function renderIcs(
 ): Promise<Buffer> {
   const frame = icsDocument({ name: calendar.name, events: [] }).toString();
   const end = frame.lastIndexOf('END:VCALENDAR');
-  // Each slice is encoded as it is written: the work stays within the slice, and no string of
-  // the whole calendar (megabytes, in UTF-16) is ever built.
-  const chunks = [Buffer.from(frame.slice(0, end), 'utf8')];
+  // Each event is kept as its own encoded bytes: a render after a follow change copies the bytes
+  // of the events it keeps (Buffer.concat) instead of encoding megabytes of text again, and no
+  // string of the whole calendar (megabytes, in UTF-16) is ever built.
+  const chunks: Buffer[] = [Buffer.from(frame.slice(0, end), 'utf8')];
   const dayLines = new Map<string, string>();
   for (let start = 0; start < calendar.events.length; start += eventsPerSlice) {
     if (start > 0) await yieldToEventLoop();
     const stop = Math.min(start + eventsPerSlice, calendar.events.length);
-    let slice = '';
     for (let index = start; index < stop; index += 1) {
       const event = calendar.events[index]!;
       const before = previous?.get(event.uid);
-      const text = before !== undefined && sameEvent(before.event, event) ? before.text : writeEvent(event, dayLines);
-      written?.set(event.uid, { event, text });
-      slice += text;
+      const bytes = before !== undefined && sameEvent(before.event, event) ? before.bytes : Buffer.from(writeEvent(event, dayLines), 'utf8');
+      written?.set(event.uid, { event, bytes });
+      chunks.push(bytes);
     }
-    chunks.push(Buffer.from(slice, 'utf8'));
   }
   chunks.push(Buffer.from(`${frame.slice(end)}\r\n`, 'utf8'));
   return Buffer.concat(chunks);
 }
 
-/** An event a render wrote and its text, for a later render of the same calendar to reuse. */
+/** An event a render wrote and its bytes, for a later render of the same calendar to reuse. */
 export interface WrittenEvent {
   event: IcsEvent;
-  text: string;
+  bytes: Buffer;
 }
 
 /** Whether two events are written alike: every field `writeEvent` reads. */
@@ -183,26 +182,24 @@ function utcDateTime(date: Date): string {
 }
 
 /**
- * RFC 5545 §3.1 line folding, byte for byte as ical-generator folds: a line break and a space are
+ * RFC 5545 §3.1 line folding, byte for byte as ical-generator 11 folds: a line break and a space are
  * inserted before the character that would take a line past 74 octets of UTF-8, so no character
- * is split. Octets are counted from UTF-16 code units (a surrogate pair is 4, an unpaired
- * surrogate 3, as U+FFFD), not by encoding every character.
+ * is split. Octets are counted from UTF-16 code units as ical-generator counts them: a high
+ * surrogate takes the next unit along, whatever it is, and the two count 4 (a surrogate pair is 4
+ * octets); any other unit counts its UTF-8 length (a lone low surrogate 3, as U+FFFD).
  */
 export function foldIcsLines(text: string): string {
   return text.split('\r\n').map(foldLine).join('\r\n');
 }
 
-const adjacentHighSurrogates = /[\uD800-\uDBFF]{2}/;
+const surrogate = /[\uD800-\uDFFF]/;
 
 function foldLine(line: string): string {
   // Lines of at most 74 octets, nearly all of them, stay as they are. A UTF-16 unit counts at
-  // most 3 octets below: 24 units always fit. Otherwise the count below sums to the line's UTF-8
-  // length (a lone surrogate is 3 octets, as U+FFFD), so the native count decides, except after
-  // two high surrogates in a row: the first takes the second (6) and leaves its low one alone (3),
-  // where the bytes are 3 + 4.
-  if (line.length <= 24) return line;
-  const lineOctets = Buffer.byteLength(line, 'utf8');
-  if (lineOctets <= 74 && (lineOctets === line.length || !adjacentHighSurrogates.test(line))) return line;
+  // most 4 octets below (a high surrogate at the end of a line): 18 units always fit. Without
+  // surrogates the count below is the line's UTF-8 length, so the native count decides.
+  if (line.length <= 18) return line;
+  if (Buffer.byteLength(line, 'utf8') <= 74 && !surrogate.test(line)) return line;
   const pieces: string[] = [];
   let pieceStart = 0;
   let octets = 0;
@@ -212,11 +209,10 @@ function foldLine(line: string): string {
     let units = 1;
     if (code < 0x80) size = 1;
     else if (code < 0x800) size = 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < line.length) {
-      // ical-generator takes the next unit with a high surrogate, whatever it is.
-      const next = line.charCodeAt(index + 1);
-      units = 2;
-      size = next >= 0xdc00 && next <= 0xdfff ? 4 : 3 + (next < 0x80 ? 1 : next < 0x800 ? 2 : 3);
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      // ical-generator takes the next unit with a high surrogate, whatever it is, and counts 4.
+      units = index + 1 < line.length ? 2 : 1;
+      size = 4;
     } else size = 3;
     octets += size;
     if (octets > 74) {

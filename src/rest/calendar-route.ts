@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 // The server adapter's Response class, as in responses.ts: its bytes go to the socket directly.
 import { Response } from '@whatwg-node/fetch';
-import { HttpError } from '../http/responses.ts';
 import { listLimits } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import { createAccountCache } from '../services/account-cache.ts';
-import { calendarDays, calendarKinds, calendarMaxDays, type CalendarKind } from '../services/calendar.ts';
+import { calendarDays, calendarKinds, type CalendarKind } from '../services/calendar.ts';
 import { localDate } from '../feeds/dates.ts';
 import type { AuthenticatedAccount } from '../services/tokens.ts';
 import { renderIcs, type IcsEvent, type WrittenEvent } from './calendar-ics.ts';
@@ -14,6 +13,7 @@ import type { GraphQLContext } from '../schema/context.ts';
 import type { MachineHandler } from './machine-routes.ts';
 import { prepareOperation, runOperation } from './run-operation.ts';
 import { matchesEtag } from './feed-bodies.ts';
+import { calendarDaysSchemas, calendarKindsSchema, queryParameter } from './openapi/request-schemas.ts';
 
 const calendarOperation = `
   query CalendarFeed($past: Int, $future: Int, $kinds: [FeedItemKind!]) {
@@ -135,37 +135,16 @@ function calendarCacheKey(account: AuthenticatedAccount, paramsKey: string, now:
 }
 
 /**
- * Reads `past`, `future` and `kinds` from the query string; anything else (the token, a calendar
- * app's own additions) is ignored. Each may appear once.
+ * Reads `past`, `future` and `kinds` from the query string through their schemas
+ * (openapi/request-schemas.ts); anything else (the token, a calendar app's own additions) is
+ * ignored. Each may appear once.
  * @throws HttpError 400 for a malformed or out-of-range value, or an unknown kind.
  */
 function calendarParams(search: URLSearchParams): CalendarParams {
-  const past = dayCount(search, 'past');
-  const future = dayCount(search, 'future');
-  const listed = single(search, 'kinds');
-  let kinds: CalendarKind[] = [...calendarKinds];
-  if (listed !== null) {
-    const names = listed.split(',').map((name) => name.trim());
-    const unknown = names.find((name) => !(calendarKinds as readonly string[]).includes(name));
-    if (unknown !== undefined) {
-      throw new HttpError(400, `unknown kind "${unknown}"; kinds is a comma-separated list of ${calendarKinds.join(', ')}`);
-    }
-    // Canonical order and no repeats: `movie,episode` and `episode,movie,movie` share a cache entry.
-    kinds = calendarKinds.filter((kind) => names.includes(kind));
-  }
+  // calendarDays gives the default when the parameter is absent.
+  const days = (name: 'past' | 'future') => calendarDays(name, queryParameter(search, name, calendarDaysSchemas[name], `${name} may be given once`));
+  const past = days('past');
+  const future = days('future');
+  const kinds = queryParameter(search, 'kinds', calendarKindsSchema, 'kinds may be given once') ?? [...calendarKinds];
   return { past, future, kinds, key: `${past}:${future}:${kinds.join(',')}` };
-}
-
-function single(search: URLSearchParams, name: string): string | null {
-  const values = search.getAll(name);
-  if (values.length > 1) throw new HttpError(400, `${name} may be given once`);
-  return values[0] ?? null;
-}
-
-function dayCount(search: URLSearchParams, name: 'past' | 'future'): number {
-  const text = single(search, name);
-  if (text === null) return calendarDays(name, undefined);
-  // Digits only: Number() would accept ' 7', '1e3', '0x10' and '7.0'.
-  if (!/^\d{1,9}$/.test(text)) throw new HttpError(400, `${name} must be a whole number of days from 0 to ${calendarMaxDays}`);
-  return calendarDays(name, Number(text));
 }

@@ -39,7 +39,7 @@ export function createExportHandler(props: ExportRouteProps): MachineHandler {
     const body = streamExportBody({
       head: { format: exportFormat, version: exportVersion, exportedAt, account },
       accountId: context.account.id,
-      onError: (error) => props.logger.error(`export of account ${context.account.id} failed while streaming`, error),
+      onError: (error) => props.logger.error({ err: error }, `export of account ${context.account.id} failed while streaming`),
     });
     return new Response(body, {
       status: 200,

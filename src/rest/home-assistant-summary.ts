@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { homeAssistantSummarySchema, leanEpisodeSchema, leanReleaseSchema } from './openapi/response-schemas.ts';
 import { homeAssistantSummary } from '../limits.ts';
 import { ellipsis } from '../value-bounds.ts';
 import type { GraphQLFeedItem, GraphQLSummary } from './present-feeds.ts';
@@ -19,11 +21,11 @@ import type { GraphQLFeedItem, GraphQLSummary } from './present-feeds.ts';
  *   `Show S01E02`) and `air_date` (today or tomorrow);
  * - every text is shortened to its JSON cost (jsonTextCost), ending in "…".
  */
-export function presentHomeAssistantSummary(summary: GraphQLSummary): Record<string, unknown> {
+export function presentHomeAssistantSummary(summary: GraphQLSummary): z.input<typeof homeAssistantSummarySchema> {
   const cap = (items: GraphQLFeedItem[]) => items.slice(0, homeAssistantSummary.listItems).map(leanEpisode);
   return {
     generatedAt: summary.generatedAt,
-    counts: summary.counts,
+    counts: summary.counts as z.input<typeof homeAssistantSummarySchema>['counts'],
     next: summary.next === null ? null : leanEpisode(summary.next),
     upNext: cap(summary.upNext),
     today: cap(summary.today),
@@ -32,19 +34,19 @@ export function presentHomeAssistantSummary(summary: GraphQLSummary): Record<str
   };
 }
 
-function leanEpisode(item: GraphQLFeedItem): Record<string, unknown> {
+function leanEpisode(item: GraphQLFeedItem): z.input<typeof leanEpisodeSchema> {
   const { textCost } = homeAssistantSummary;
   return {
     id: item.id,
-    show_id: item.showId,
+    show_id: item.showId!,
     show: fitJsonCost(item.show ?? item.title, textCost),
-    episode: item.episode,
+    episode: item.episode!,
     episode_title: item.episodeTitle == null ? null : fitJsonCost(item.episodeTitle, textCost),
     air_date: item.airDate,
   };
 }
 
-function leanRelease(item: GraphQLFeedItem): Record<string, unknown> {
+function leanRelease(item: GraphQLFeedItem): z.input<typeof leanReleaseSchema> {
   const kind = item.kind.toLowerCase();
   const budget = homeAssistantSummary.releasingTitleCost;
   let title: string;
@@ -54,7 +56,7 @@ function leanRelease(item: GraphQLFeedItem): Record<string, unknown> {
   } else {
     title = fitJsonCost(item.title, budget);
   }
-  return { kind, id: item.id, title, air_date: item.airDate };
+  return { kind: kind as z.input<typeof leanReleaseSchema>['kind'], id: item.id, title, air_date: item.airDate };
 }
 
 /**

@@ -1,11 +1,13 @@
 import type { GraphQLSchema } from 'graphql';
 import { readUploadedFiles } from '../http/read-upload.ts';
 import { json } from '../http/responses.ts';
-import { InputError } from '../errors.ts';
 import type { ImportSource } from '../import/import-document.ts';
 import type { Logger } from '../log.ts';
 import type { MachineHandler } from './machine-routes.ts';
 import { prepareOperation, runOperation, throwIfError } from './run-operation.ts';
+import { dryRunSchema, queryParameter } from './openapi/request-schemas.ts';
+import type { z } from 'zod';
+import type { importReportSchema } from './openapi/response-schemas.ts';
 
 const importOperation = `
   mutation MachineImport($source: ImportSource!, $files: [File!]!, $dryRun: Boolean!) {
@@ -25,7 +27,7 @@ const importOperation = `
 
 interface ImportData {
   dryRun: boolean;
-  imported: Record<string, number>;
+  imported: { shows: number; episodes: number; movies: number; games: number; history: number };
   skipped: { file: string; item: string; reason: string }[];
   unmatched: { file: string; kind: string; title: string; ids: Record<string, number | string | null>; year: number | null; sourceId: string | null }[];
 }
@@ -48,12 +50,12 @@ export function createImportHandler(props: ImportRouteProps): (source: ImportSou
   const operation = prepareOperation(props.schema, importOperation);
   return (source) => async (request, context) => {
     // Checked before the body is read: a bad parameter costs no upload.
-    const dryRun = dryRunParameter(new URL(request.url).searchParams);
+    const dryRun = queryParameter(new URL(request.url).searchParams, 'dryRun', dryRunSchema, 'dryRun must be given once') ?? false;
     const files = await readUploadedFiles(request, props.maxUploadBytes);
     const data = await runOperation(operation, context, props.logger, { source: source.toUpperCase(), files, dryRun });
     throwIfError(data.importLibrary, 'import failed');
     const { imported, skipped, unmatched } = (data.importLibrary as { data: ImportData }).data;
-    return json(200, {
+    const report: z.input<typeof importReportSchema> = {
       ok: true,
       ...(dryRun ? { dryRun: true } : {}),
       imported,
@@ -65,17 +67,8 @@ export function createImportHandler(props: ImportRouteProps): (source: ImportSou
         ids: Object.fromEntries(Object.entries(ids).filter(([, id]) => id !== null)),
         ...(year === null ? {} : { year }),
         ...(sourceId === null ? {} : { sourceId }),
-      })),
-    });
+      })) as z.input<typeof importReportSchema>['unmatched'],
+    };
+    return json(200, report);
   };
-}
-
-/** `?dryRun=true|false` (absent: false); anything else, or the parameter twice, is a 400. */
-function dryRunParameter(query: URLSearchParams): boolean {
-  const values = query.getAll('dryRun');
-  if (values.length === 0) return false;
-  if (values.length > 1) throw new InputError('dryRun must be given once', 'dryRun');
-  if (values[0] === 'true') return true;
-  if (values[0] === 'false') return false;
-  throw new InputError('dryRun must be true or false', 'dryRun');
 }

@@ -3,14 +3,15 @@ import { okResponse } from '../http/responses.ts';
 import { readJsonBody } from '../http/read-json.ts';
 import type { Logger } from '../log.ts';
 import type { GraphQLContext } from '../schema/context.ts';
-import { booleanField, requireId, requireKind, requireObject } from './machine-body.ts';
+import { followBodySchema, parseInput, queryParameter, repeatedLimit, summaryLimitSchema, syncBodySchema, watchedBodySchema } from './openapi/request-schemas.ts';
 import { prepareOperation, runOperation, throwIfError, type PreparedOperation } from './run-operation.ts';
-import { presentFeedItem, presentSummary, type GraphQLSummary } from './present-feeds.ts';
+import { presentEpisode, presentFeedItem, presentSummary, type GraphQLSummary } from './present-feeds.ts';
+import type { z } from 'zod';
+import type { airingSchema, releasesSchema, widgetSchema } from './openapi/response-schemas.ts';
 import { createFeedBodies } from './feed-bodies.ts';
 import { feedCacheKey } from '../services/feeds.ts';
 import { listLimits } from '../limits.ts';
 import { presentHomeAssistantSummary } from './home-assistant-summary.ts';
-import { summaryLimit } from './summary-limit.ts';
 
 /** Accounts whose serialized summary is kept in memory (a few hundred KB each at most). */
 const summaryCacheCapacity = 500;
@@ -106,7 +107,8 @@ export function createMachineHandlers(props: MachineRouteProps) {
 
   const handlers = {
     summary: (async (request, context) => {
-      const limit = summaryLimit(new URL(request.url).searchParams);
+      // Every other parameter (the token, a client's own additions) is ignored, as before.
+      const limit = queryParameter(new URL(request.url).searchParams, 'limit', summaryLimitSchema, repeatedLimit);
       const key = `${feedCacheKey(context.account)}:${limit ?? 'all'}`;
       return summaryBodies.answer(request, context.account.id, key, async (generatedAt) => {
         const data = await runOperation(summary, context, logger, { first: limit ?? listLimits.feedItems.max });
@@ -118,40 +120,31 @@ export function createMachineHandlers(props: MachineRouteProps) {
       });
     }) satisfies MachineHandler,
 
-    releases: feedHandler('releases', releases, (summary) => ({ items: summary.releasing.map(presentFeedItem) })),
+    releases: feedHandler('releases', releases, (summary): z.input<typeof releasesSchema> => ({ items: summary.releasing.map(presentFeedItem) })),
 
-    airing: feedHandler('airing', airing, (summary) => ({
-      counts: { today: summary.counts.airingToday, week: summary.counts.airingWeek },
-      next: summary.next === null ? null : presentFeedItem(summary.next),
-      today: summary.today.map(presentFeedItem),
-      week: summary.week.map(presentFeedItem),
+    airing: feedHandler('airing', airing, (summary): z.input<typeof airingSchema> => ({
+      counts: { today: summary.counts.airingToday!, week: summary.counts.airingWeek! },
+      next: summary.next === null ? null : presentEpisode(summary.next),
+      today: summary.today.map(presentEpisode),
+      week: summary.week.map(presentEpisode),
     })),
 
-    widget: feedHandler('widget', widget, (summary, generatedAt) => ({
+    widget: feedHandler('widget', widget, (summary, generatedAt): z.input<typeof widgetSchema> => ({
       generatedAt: generatedAt.toISOString(),
-      watchlist: summary.upNext.map(presentFeedItem),
-      week: summary.week.map(presentFeedItem),
+      watchlist: summary.upNext.map(presentEpisode),
+      week: summary.week.map(presentEpisode),
     })),
 
     watched: (async (request, context) => {
-      const body = requireObject(await readJsonBody(request, maxJsonBytes));
-      const input = {
-        kind: requireKind(body, ['episode', 'movie', 'game'] as const).toUpperCase(),
-        id: requireId(body),
-        watched: booleanField(body, 'watched', true),
-      };
+      const body = parseInput(watchedBodySchema, await readJsonBody(request, maxJsonBytes));
+      const input = { ...body, kind: body.kind.toUpperCase() };
       const data = await runOperation(watched, context, logger, { input });
       return writeResponse(data.setWatched);
     }) satisfies MachineHandler,
 
     follow: (async (request, context) => {
-      const body = requireObject(await readJsonBody(request, maxJsonBytes));
-      const input = {
-        kind: requireKind(body, ['show', 'movie', 'game'] as const).toUpperCase(),
-        id: requireId(body),
-        followed: booleanField(body, 'followed', false),
-        archived: booleanField(body, 'archived', false),
-      };
+      const body = parseInput(followBodySchema, await readJsonBody(request, maxJsonBytes));
+      const input = { ...body, kind: body.kind.toUpperCase() };
       const data = await runOperation(follow, context, logger, { input });
       return writeResponse(data.setFollow);
     }) satisfies MachineHandler,
@@ -159,7 +152,7 @@ export function createMachineHandlers(props: MachineRouteProps) {
     sync: (async (request, context) => {
       // The body is optional and carries nothing; when one is sent it must still be a JSON object.
       const body = await readJsonBody(request, maxJsonBytes, { allowEmpty: true });
-      if (body !== undefined) requireObject(body);
+      if (body !== undefined) parseInput(syncBodySchema, body);
       await runOperation(sync, context, logger);
       return okResponse();
     }) satisfies MachineHandler,

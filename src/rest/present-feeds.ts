@@ -1,3 +1,6 @@
+import type { z } from 'zod';
+import type { episodeFeedItemSchema, feedItemSchema, summarySchema } from './openapi/response-schemas.ts';
+
 /** Feed items as the summary operation returns them (GraphQL names). */
 export interface GraphQLFeedItem {
   kind: string;
@@ -14,19 +17,20 @@ export interface GraphQLFeedItem {
 }
 
 /** One feed item in the machine API's field names (decisions.md, "Feed semantics"). */
-export function presentFeedItem(item: GraphQLFeedItem): Record<string, unknown> {
+export function presentFeedItem(item: GraphQLFeedItem): z.input<typeof feedItemSchema> {
   const kind = item.kind.toLowerCase();
-  if (kind !== 'episode') return { kind, id: item.id, title: item.title, air_date: item.airDate, poster: item.poster };
+  if (kind !== 'episode') return { kind: kind as 'movie' | 'game', id: item.id, title: item.title, air_date: item.airDate, poster: item.poster };
+  // The operation selects these on every EpisodeFeedItem (non-null in the schema).
   return {
-    kind,
+    kind: 'episode',
     id: item.id,
     title: item.title,
-    show: item.show,
-    show_id: item.showId,
-    episode: item.episode,
-    season: item.season,
-    number: item.number,
-    episode_title: item.episodeTitle,
+    show: item.show!,
+    show_id: item.showId!,
+    episode: item.episode!,
+    season: item.season!,
+    number: item.number!,
+    episode_title: item.episodeTitle ?? null,
     air_date: item.airDate,
     poster: item.poster,
   };
@@ -44,14 +48,19 @@ export interface GraphQLSummary {
 }
 
 /** The summary operation's result as the machine API's summary object. */
-export function presentSummary(summary: GraphQLSummary): Record<string, unknown> {
+export function presentSummary(summary: GraphQLSummary): z.input<typeof summarySchema> {
   return {
     generatedAt: summary.generatedAt,
-    counts: summary.counts,
-    next: summary.next === null ? null : presentFeedItem(summary.next),
-    upNext: summary.upNext.map(presentFeedItem),
-    today: summary.today.map(presentFeedItem),
-    week: summary.week.map(presentFeedItem),
+    counts: summary.counts as z.input<typeof summarySchema>['counts'],
+    next: summary.next === null ? null : presentEpisode(summary.next),
+    upNext: summary.upNext.map(presentEpisode),
+    today: summary.today.map(presentEpisode),
+    week: summary.week.map(presentEpisode),
     releasing: summary.releasing.map(presentFeedItem),
   };
+}
+
+/** An item of a list that holds episodes only (up next, today, week). */
+export function presentEpisode(item: GraphQLFeedItem): z.input<typeof episodeFeedItemSchema> {
+  return presentFeedItem(item) as z.input<typeof episodeFeedItemSchema>;
 }

@@ -38,7 +38,7 @@ export async function runOperation(
   const [error] = result.errors ?? [];
   if (error) {
     if (!error.originalError) throw new HttpError(400, error.message);
-    logger.error('REST operation failed', error.originalError);
+    logger.error({ err: error.originalError }, 'REST operation failed');
     throw new HttpError(500, 'internal server error');
   }
   if (!result.data) throw new HttpError(500, 'internal server error');

@@ -1,8 +1,10 @@
 import { db } from '../db/client.ts';
+import type { Account } from '../generated/prisma/client.ts';
 import { storedSummaryProfile, updateAccount } from '../services/accounts.ts';
 import { regenerateToken, showToken, showWebhookSecret } from '../services/tokens.ts';
 import { builder } from './builder.ts';
 import { writeErrors } from './errors.ts';
+import { selectsOnly } from './selection.ts';
 
 /** What GET /api/machine/summary answers for the account (README "Summary"). */
 const SummaryProfileEnum = builder.enumType('SummaryProfile', {
@@ -39,11 +41,21 @@ const AccountRef = builder.prismaObject('Account', {
   }),
 });
 
+/** Account fields the token check has already read (context.account); a viewer asking for no other costs no query. */
+const readWithToken = new Set(['__typename', 'databaseId', 'name', 'timezone', 'summaryProfile']);
+
 builder.queryField('viewer', (t) =>
   t.prismaField({
     type: 'Account',
     description: 'The account of the token the request carries.',
-    resolve: (query, _root, _args, context) => db().account.findUniqueOrThrow({ ...query, where: { id: context.account.id } }),
+    resolve: (query, _root, _args, context, info) => {
+      if (selectsOnly(info, readWithToken)) {
+        const { id, name, timezone, summaryProfile } = context.account;
+        // Only the fields in readWithToken are ever read from this object (checked just above).
+        return { id, name, timezone, summaryProfile } as Account;
+      }
+      return db().account.findUniqueOrThrow({ ...query, where: { id: context.account.id } });
+    },
   }),
 );
 

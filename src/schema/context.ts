@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { AuthenticatedAccount } from '../services/tokens.ts';
 import type { CatalogService } from '../services/catalog.ts';
 import type { JobQueue } from '../jobs/scheduler.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { WebhookTarget } from '../services/test-notification.ts';
 
 /**
@@ -14,7 +15,8 @@ import type { WebhookTarget } from '../services/test-notification.ts';
  */
 export interface GraphQLContext {
   account: AuthenticatedAccount;
-  services: { catalog: CatalogService; jobs: JobQueue; webhooks: WebhookTarget };
+  /** `metrics`: what the app counts; absent where nothing is counted (commands, service tests). */
+  services: { catalog: CatalogService; jobs: JobQueue; webhooks: WebhookTarget; metrics?: Metrics };
   /** Where writes come from, for the watch history: `api` (REST) or `graphql`. */
   source: 'api' | 'graphql';
   /** The web app's side of a /graphql request (sign-in, sessions); absent for the REST facade. */

@@ -1,4 +1,5 @@
-import { InputError, TooLargeError } from '../errors.ts';
+import { AppError, InputError, TooLargeError } from '../errors.ts';
+import { noMetrics, type Metrics } from '../metrics/metrics.ts';
 import { ImportFileError, type ImportSource } from '../import/import-document.ts';
 import { availableImportSources } from '../import/import-sources.ts';
 import type { ImportCounts, ImportSkipped, ImportUnmatched } from '../services/import.ts';
@@ -90,7 +91,24 @@ builder.mutationField('importLibrary', (t) =>
       const uploaded = await Promise.all(
         files.map(async (file, index) => ({ name: file.name || `file ${index + 1}`, bytes: new Uint8Array(await file.arrayBuffer()) })),
       );
-      return importUploads({ accountId: context.account.id, source, files: uploaded, catalog: context.services.catalog, dryRun: dryRun === true });
+      return counted(context.services.metrics ?? noMetrics, source, () =>
+        importUploads({ accountId: context.account.id, source, files: uploaded, catalog: context.services.catalog, dryRun: dryRun === true }),
+      );
     },
   }),
 );
+
+/** Runs an import and counts it (README "Metrics"): its outcome, the items written, its time. */
+async function counted(metrics: Metrics, source: ImportSource, run: () => Promise<ImportSummary>): Promise<ImportSummary> {
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  try {
+    const summary = await run();
+    const items = summary.dryRun ? 0 : Object.values(summary.imported).reduce((sum, count) => sum + count, 0);
+    metrics.importRun({ source, outcome: summary.dryRun ? 'dry_run' : 'imported', items, seconds: seconds() });
+    return summary;
+  } catch (error) {
+    metrics.importRun({ source, outcome: error instanceof AppError ? 'refused' : 'failed', items: 0, seconds: seconds() });
+    throw error;
+  }
+}

@@ -1,11 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { secretKey } from '../auth/secret-key.ts';
-import { fastReader } from '../db/client.ts';
+import { databaseGeneration, fastReader } from '../db/client.ts';
 import { asEpochMs } from '../db/fast-read.ts';
 import { InputError } from '../errors.ts';
 import { yieldToEventLoop } from '../event-loop.ts';
 import { addDays, episodeCode, isValidLocalDate, localDate } from '../feeds/dates.ts';
 import type { LocalDate } from '../feeds/types.ts';
+import { createAccountCache } from './account-cache.ts';
 
 /** What a calendar can hold, in the order `?kinds=` lists them by default. */
 export const calendarKinds = ['episode', 'movie', 'game'] as const;
@@ -52,7 +53,8 @@ export interface AccountCalendar {
 }
 
 export interface CalendarProps {
-  account: { id: number; name: string; timezone: string };
+  /** With `catalogVersion`, the events of each followed show are kept for the next load (see `showEvents`). */
+  account: { id: number; name: string; timezone: string; catalogVersion?: number };
   /** Days back from local today; `calendarDefaults.past` when omitted. */
   past?: number | null;
   /** Days ahead of local today; `calendarDefaults.future` when omitted. */
@@ -124,7 +126,7 @@ export async function loadCalendar(props: CalendarProps): Promise<AccountCalenda
   const accountId = props.account.id;
 
   const events: CalendarEvent[] = [];
-  if (kinds.has('episode')) events.push(...(await loadEpisodes(accountId, from, to)));
+  if (kinds.has('episode')) events.push(...(await loadEpisodes(accountId, from, to, props.account.catalogVersion)));
   const titleKinds = (['movie', 'game'] as const).filter((kind) => kinds.has(kind));
   if (titleKinds.length > 0) events.push(...(await loadTitles(accountId, titleKinds, from, to)));
   return { name: `Airdate — ${props.account.name}`, from, to, events: await sortInSlices(events) };
@@ -140,21 +142,45 @@ export const showsPerRead = 100;
 /** The show-id placeholders of an episode read: always `showsPerRead` (one statement, prepared once). */
 const showIdParams = Array.from({ length: showsPerRead }, () => '?').join(', ');
 
-async function loadEpisodes(accountId: number, from: LocalDate, to: LocalDate): Promise<CalendarEvent[]> {
-  const showIds = await fastReader().rows(
-    `SELECT li."showId" FROM "LibraryItem" li
-     WHERE li."accountId" = ? AND li."kind" = 'show' AND li."followed" = TRUE AND li."archived" = FALSE AND li."showId" IS NOT NULL
-     ORDER BY li."showId"`,
-    [accountId],
-  );
-  const events: CalendarEvent[] = [];
-  for (let start = 0; start < showIds.length; start += showsPerRead) {
-    const batch = showIds.slice(start, start + showsPerRead).map(([id]) => Number(id));
+/**
+ * Each account's episode events by show, for one catalog version and date range: a follow or
+ * archive change (which changes the calendar) then reads only the shows it adds, not the 500 the
+ * account already had (issue 14: ~50 ms of a re-render was reading and building those). What a
+ * show's events hold — its episodes, titles, dates, the account's UIDs — changes only with the
+ * catalog, whose version every catalog write bumps, so a kept list is never stale; which shows
+ * take part is read every time.
+ */
+const showEvents = createAccountCache<Map<number, CalendarEvent[]>>(100);
+
+async function loadEpisodes(accountId: number, from: LocalDate, to: LocalDate, catalogVersion: number | undefined): Promise<CalendarEvent[]> {
+  const showIds = (
+    await fastReader().rows(
+      `SELECT li."showId" FROM "LibraryItem" li
+       WHERE li."accountId" = ? AND li."kind" = 'show' AND li."followed" = TRUE AND li."archived" = FALSE AND li."showId" IS NOT NULL
+       ORDER BY li."showId"`,
+      [accountId],
+    )
+  ).map(([id]) => Number(id));
+  // The database is in the key too: another one opened later (a test's) has other shows under the same ids.
+  const key = `${databaseGeneration()}:${catalogVersion}:${from}:${to}`;
+  const kept = catalogVersion === undefined ? undefined : showEvents.get(accountId, key);
+  const byShow = new Map<number, CalendarEvent[]>();
+  const missing: number[] = [];
+  for (const showId of showIds) {
+    const events = kept?.get(showId);
+    if (events === undefined) missing.push(showId);
+    else byShow.set(showId, events);
+  }
+  for (const showId of missing) byShow.set(showId, []);
+  for (let start = 0; start < missing.length; start += showsPerRead) {
+    const batch = missing.slice(start, start + showsPerRead);
     // The last batch repeats an id to fill the placeholders (IN ignores the repeats).
     while (batch.length < showsPerRead) batch.push(batch[0]!);
-    for (const event of await readEpisodes(accountId, batch, from, to)) events.push(event);
+    for (const event of await readEpisodes(accountId, batch, from, to)) byShow.get(event.showId!)!.push(event);
   }
-  return events;
+  // Only the shows of this load are kept: an unfollowed show's events go with it.
+  if (catalogVersion !== undefined) showEvents.set(accountId, key, byShow);
+  return [...byShow.values()].flat();
 }
 
 async function readEpisodes(accountId: number, showIds: number[], from: LocalDate, to: LocalDate): Promise<CalendarEvent[]> {

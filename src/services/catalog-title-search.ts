@@ -1,7 +1,7 @@
 import { storeCatalogRecords } from '../catalog/catalog-store.ts';
 import { hasMatchableId, idSourcesByKind, type CatalogGame, type CatalogMovie, type CatalogProvider } from '../catalog/provider.ts';
 import { inputLengths } from '../limits.ts';
-import type { Logger } from '../log.ts';
+import type { Warner } from '../log.ts';
 import { exceedsLength } from '../value-bounds.ts';
 import { releaseYear, titleYearKey } from './title-match.ts';
 
@@ -50,7 +50,7 @@ function distinctRecords(records: (CatalogMovie | CatalogGame)[]): (CatalogMovie
  */
 export async function matchTitlesBySearch(
   providers: CatalogProvider[],
-  logger: Pick<Logger, 'warn'>,
+  logger: Warner,
   queries: TitleQuery[],
   concurrency: number,
 ): Promise<MatchTitlesSummary> {

@@ -23,13 +23,10 @@ import { InputError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { inputLengths } from '../limits.ts';
 import { exceedsLength } from '../value-bounds.ts';
-import type { Logger } from '../log.ts';
+import type { Warner } from '../log.ts';
 import { matchTitlesBySearch, type MatchTitlesSummary, type TitleQuery } from './catalog-title-search.ts';
 
 export type { MatchTitlesSummary, TitleQuery };
-
-/** Where provider failures are reported: the server's logger. */
-type Warner = Pick<Logger, 'warn'>;
 
 /** Most results a search returns. */
 export const searchLimit = 50;

@@ -5,8 +5,13 @@ import { sendWebhook, type SendResult } from '../webhooks/send-webhook.ts';
 import type { TargetPolicy } from '../webhooks/target-policy.ts';
 import { showWebhookSecret } from './tokens.ts';
 
-/** What the delivery job does next: nothing more, or try again after `retryInMs`. */
-export type DeliveryStep = { done: true; outcome: SendResult['outcome'] | 'cancelled' | 'skipped' } | { done: false; retryInMs: number };
+/**
+ * What the delivery job does next: nothing more, or try again after `retryInMs`. `attempt`: the
+ * number of the attempt just made (none when nothing was sent: skipped, cancelled).
+ */
+export type DeliveryStep =
+  | { done: true; outcome: SendResult['outcome'] | 'cancelled' | 'skipped'; attempt?: number }
+  | { done: false; retryInMs: number; attempt: number };
 
 export interface DeliverProps {
   notificationId: number;
@@ -91,7 +96,7 @@ export async function deliverNotification(props: DeliverProps): Promise<Delivery
       });
     }
   });
-  return status === 'pending' ? { done: false, retryInMs: delay! } : { done: true, outcome: result.outcome };
+  return status === 'pending' ? { done: false, retryInMs: delay!, attempt: number } : { done: true, outcome: result.outcome, attempt: number };
 }
 
 /**

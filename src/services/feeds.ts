@@ -1,6 +1,6 @@
 import { localDate } from '../feeds/dates.ts';
-import { loadSnapshot } from '../feeds/load-snapshot.ts';
 import { computeFeeds } from '../feeds/rules.ts';
+import { showScans, snapshotOf } from '../feeds/snapshot-cache.ts';
 import type { Feeds } from '../feeds/types.ts';
 import { createAccountCache } from './account-cache.ts';
 
@@ -35,7 +35,7 @@ export function getFeeds(account: FeedAccount, now: Date = new Date()): Promise<
   const hit = cache.get(account.id, key);
   if (hit) return hit;
   const date = localDate(account.timezone, now);
-  const feeds = loadSnapshot(account.id, account.catalogVersion).then((snapshot) => ({ ...computeFeeds(snapshot, date), date }));
+  const feeds = snapshotOf(account).then((snapshot) => ({ ...computeFeeds(snapshot, date, showScans), date }));
   cache.set(account.id, key, feeds);
   feeds.catch(() => cache.forget(account.id, feeds));
   return feeds;

@@ -2,7 +2,7 @@ import { episodeIdSources, idColumn, idSourcesByKind, sourcesByKind, type IdQuer
 import { db } from '../db/client.ts';
 import type { ImportDocument } from '../import/import-document.ts';
 import { importCatalogLookups } from '../limits.ts';
-import type { Logger } from '../log.ts';
+import type { Warner } from '../log.ts';
 import { selectIn } from './bulk-sql.ts';
 import type { CatalogService, TitleQuery } from './catalog.ts';
 import { storedByTitleAndYear, titleYearKey } from './title-match.ts';
@@ -110,7 +110,7 @@ export interface PrepassSummary {
 }
 
 /** Asks the catalogs about `queries` the database does not know yet and stores their answers. */
-export async function resolveUnknownIds(catalog: CatalogService, queries: Map<string, PrepassQuery>, logger?: Pick<Logger, 'warn'>): Promise<PrepassSummary> {
+export async function resolveUnknownIds(catalog: CatalogService, queries: Map<string, PrepassQuery>, logger?: Warner): Promise<PrepassSummary> {
   if (queries.size === 0) return { unknown: 0, asked: 0, found: 0 };
   const all = [...queries.values()];
   const idQueries = all.filter(isIdQuery);

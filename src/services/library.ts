@@ -1,5 +1,6 @@
 import { fastWriter } from '../db/client.ts';
-import type { WriteOutcome } from '../db/fast-write.ts';
+import type { WriteResult } from '../db/fast-write.ts';
+import { applyToggle } from '../feeds/snapshot-cache.ts';
 import { maxIntColumn } from '../limits.ts';
 import { InputError, NotFoundError } from '../errors.ts';
 
@@ -13,7 +14,7 @@ function checkId(id: number): void {
 }
 
 /** A write's outcome as the API answers it: a missing item is a 404. */
-function answer(outcome: WriteOutcome, kind: WatchKind | FollowKind, id: number): { changed: boolean } {
+function answer({ outcome }: WriteResult, kind: WatchKind | FollowKind, id: number): { changed: boolean } {
   if (outcome === 'missing') throw new NotFoundError(`${kind} ${id} not found`);
   return { changed: outcome === 'changed' };
 }
@@ -38,7 +39,9 @@ export interface SetWatchedProps {
 export async function setWatched(props: SetWatchedProps): Promise<{ changed: boolean }> {
   checkId(props.id);
   const change = { accountId: props.accountId, kind: props.kind, id: props.id, watched: props.watched, source: props.source ?? 'api', at: props.at ?? new Date() };
-  return answer(await fastWriter().setWatched(change), props.kind, props.id);
+  const result = await fastWriter().setWatched(change);
+  if (result.feedVersion !== null) applyToggle({ ...change, feedVersion: result.feedVersion });
+  return answer(result, props.kind, props.id);
 }
 
 export interface SetFollowProps {

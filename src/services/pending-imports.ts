@@ -1,7 +1,7 @@
 import { db } from '../db/client.ts';
 import type { ImportDocument, ImportEpisodeRef, ImportShow, ImportSource, ImportTitle } from '../import/import-document.ts';
 import { pendingImports } from '../limits.ts';
-import type { Logger } from '../log.ts';
+import type { Warner } from '../log.ts';
 import type { CatalogService } from './catalog.ts';
 import { applyImportDocuments } from './import.ts';
 import { collectIdQueries, resolveUnknownIds, type PrepassQuery } from './import-prepass.ts';
@@ -24,7 +24,7 @@ export interface RetryPendingImportsProps {
   /** Only this account's pending imports; every account's that has any when undefined. */
   accountId?: number;
   /** Where a failed retry is reported: it is logged, never thrown. */
-  logger: Pick<Logger, 'warn'>;
+  logger: Warner;
   /** The retry's time (followedAt of what it adds, lastTriedAt); defaults to now. */
   now?: Date;
 }
@@ -81,7 +81,7 @@ function loadPending(accountId: number) {
   });
 }
 
-async function retryAccount(catalog: CatalogService, accountId: number, now: Date, logger: Pick<Logger, 'warn'>): Promise<{ tried: number; matched: number }> {
+async function retryAccount(catalog: CatalogService, accountId: number, now: Date, logger: Warner): Promise<{ tried: number; matched: number }> {
   const rows = await loadPending(accountId);
   if (rows.length === 0) return { tried: 0, matched: 0 };
   const documents = documentsOf(rows);

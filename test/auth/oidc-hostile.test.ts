@@ -177,7 +177,7 @@ describe('a provider that is down', () => {
   it('is asked again after the pause, and works once it is up', async () => {
     const late = await startOidcProvider({ redirectUri: callbackUrl });
     await late.close();
-    const client = createOidcClient({ ...config.web.oidc!, issuer: late.issuer }, createLogger('silent'), { discoveryRetryMs: 200 });
+    const client = createOidcClient({ ...config.web.oidc!, issuer: late.issuer }, createLogger({ level: 'silent', format: 'json' }), { discoveryRetryMs: 200 });
     await expect(client.begin(callbackUrl)).rejects.toThrow(/single sign-on is unavailable/);
     const port = new URL(late.issuer).port;
     const revived = createServer((_, response) => {

@@ -36,7 +36,8 @@ const viewerWebhook = async () => {
   return ((await answer.json()) as { data: { viewer: { webhookUrl: string | null } } }).data.viewer.webhookUrl;
 };
 
-describe('sign-in in the browser', () => {
+// Each wrong password costs a real scrypt verification (~0.5 s, more on a loaded machine).
+describe('sign-in in the browser', { timeout: 90_000 }, () => {
   it('shows the 429 of the sign-in limit after repeated wrong passwords, and refuses the right one then', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

@@ -83,6 +83,30 @@ describe('loadCalendar', () => {
     expect(after!.summary).toBe('Renamed S01E01 · Episode 1');
   });
 
+  it('keeps each show\'s events per catalog version: a follow change reads only the show it adds, and the result equals a load from scratch', async () => {
+    const account = await library(showsPerRead + 3);
+    const withVersion = (catalogVersion: number) => ({ ...account, catalogVersion });
+    const first = await countQueries(() => loadCalendar({ account: withVersion(1), kinds: ['episode'] }));
+    expect(first.queries).toBe(1 + 2);
+    const added = await makeShow({ episodes: [{ number: 1, airDate: account.today }] });
+    await setFollow({ accountId: account.id, kind: 'show', id: added.id, followed: true });
+    await setFollow({ accountId: account.id, kind: 'show', id: first.result.events[0]!.showId!, archived: true });
+    const afterFollow = await countQueries(() => loadCalendar({ account: withVersion(1), kinds: ['episode'] }));
+    // The followed shows' ids, then one read for the one show not kept.
+    expect(afterFollow.queries).toBe(1 + 1);
+    expect(afterFollow.result).toEqual(await loadCalendar({ account, kinds: ['episode'] }));
+    expect(afterFollow.result.events.some((event) => event.showId === added.id)).toBe(true);
+    expect(afterFollow.result.events.some((event) => event.showId === first.result.events[0]!.showId)).toBe(false);
+
+    // A catalog change comes with a new catalog version: everything is read again and shows it.
+    await db().episode.update({ where: { id: added.episodes[0]!.id }, data: { title: 'Renamed episode' } });
+    const afterCatalog = await countQueries(() => loadCalendar({ account: withVersion(2), kinds: ['episode'] }));
+    expect(afterCatalog.queries).toBe(1 + 2);
+    expect(afterCatalog.result.events.find((event) => event.showId === added.id)?.episodeTitle).toBe('Renamed episode');
+    // Another window is another key.
+    expect((await countQueries(() => loadCalendar({ account: withVersion(2), kinds: ['episode'], past: 5 }))).queries).toBe(1 + 2);
+  });
+
   it('refuses out-of-range windows', async () => {
     const account = await library(0);
     for (const past of [-1, 1.5, 3651]) await expect(loadCalendar({ account, past })).rejects.toThrow(/past must be a whole number of days from 0 to 3650/);

@@ -50,7 +50,7 @@ describe('help', () => {
       expect(result.code).toBe(0);
       expect(result.stderr).toEqual([]);
       expect(result.stdout[0]).toBe('Usage: airdate <command>');
-      for (const command of ['migrate', 'user create', 'user list', 'user set', 'webhook secret', 'token show', 'token regenerate', 'demo-catalog']) {
+      for (const command of ['migrate', 'backup', 'restore', 'user create', 'user list', 'user set', 'webhook secret', 'token show', 'token regenerate', 'demo-catalog']) {
         expect(result.stdout.join('\n')).toContain(command);
       }
     }

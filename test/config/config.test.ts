@@ -49,3 +49,26 @@ describe('release engine settings', () => {
     expect(loadConfig({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback, 192.168.1.0/24, ha.lan', AIRDATE_ROLE: 'worker' }).jobs.role).toBe('worker');
   });
 });
+
+describe('log and metrics settings', () => {
+  it('defaults: info, a format chosen by the terminal, metrics on the main port without a token', () => {
+    const config = loadConfig({});
+    expect([config.logLevel, config.logFormat]).toEqual(['info', 'auto']);
+    expect(config.metrics).toEqual({ enabled: true, port: undefined, token: undefined });
+    expect(loadConfig({ AIRDATE_METRICS: '', AIRDATE_METRICS_PORT: ' ', AIRDATE_METRICS_TOKEN: '' }).metrics).toEqual({ enabled: true, port: undefined, token: undefined });
+  });
+
+  it('reads each setting', () => {
+    const config = loadConfig({ AIRDATE_LOG_FORMAT: 'pretty', AIRDATE_METRICS: 'off', AIRDATE_METRICS_PORT: '9464', AIRDATE_METRICS_TOKEN: 'a-long-enough-token' });
+    expect(config.logFormat).toBe('pretty');
+    expect(config.metrics).toEqual({ enabled: false, port: 9464, token: 'a-long-enough-token' });
+    expect(loadConfig({ AIRDATE_METRICS: 'true' }).metrics.enabled).toBe(true);
+  });
+
+  it('names every bad one at once', () => {
+    const problems = problemsOf({ AIRDATE_LOG_FORMAT: 'xml', AIRDATE_METRICS: 'maybe', AIRDATE_METRICS_PORT: '70000', AIRDATE_METRICS_TOKEN: 'short' });
+    expect(problems.map((problem) => problem.split(':')[0])).toEqual(['AIRDATE_LOG_FORMAT', 'AIRDATE_METRICS', 'AIRDATE_METRICS_PORT', 'AIRDATE_METRICS_TOKEN']);
+    expect(problemsOf({ AIRDATE_METRICS_PORT: 'nine' })).toEqual([expect.stringMatching(/^AIRDATE_METRICS_PORT: /)]);
+    expect(problemsOf({ AIRDATE_METRICS_TOKEN: 'has a space in it, quite long' })).toEqual([expect.stringMatching(/^AIRDATE_METRICS_TOKEN: /)]);
+  });
+});

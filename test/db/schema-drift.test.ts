@@ -88,7 +88,7 @@ async function sqliteStateDifferences(migrations: Migration[]): Promise<Record<s
 
 // Each check runs the Prisma CLI once per migration (seconds each), so they get more time than
 // the suite's default: on a loaded machine three migrations already took over 20 s.
-describe.runIf(testDatabaseKind() === 'sqlite').concurrent('schema source, SQLite migrations and the derived PostgreSQL files', { timeout: 120_000 }, () => {
+describe.runIf(testDatabaseKind() === 'sqlite').concurrent('schema source, SQLite migrations and the derived PostgreSQL files', { timeout: 300_000 }, () => {
   it('prisma/postgres is exactly what `npm run db:derive` writes', async () => {
     await withScratch(async (dir) => {
       await derive(dir);

@@ -38,8 +38,8 @@ describe('a serve process at the edge', () => {
     }
     const [health] = await rawRequest(port, `GET http://localhost/healthz HTTP/1.1\r\n${host}\r\n`);
     expect(health?.status).toBe(200);
-    expect(server.output()).toMatch(/ info refused OPTIONS \*: /);
-    expect(server.output()).toMatch(/ info refused a request Node's HTTP parser could not take \(HPE_HEADER_OVERFLOW\)/);
-    expect(server.output()).not.toMatch(/ error |TypeError|Invalid URL/);
+    expect(server.output()).toMatch(/"level":"info".*"msg":"refused OPTIONS \*: /);
+    expect(server.output()).toMatch(/"level":"info".*"msg":"refused a request Node's HTTP parser could not take \(HPE_HEADER_OVERFLOW\)/);
+    expect(server.output()).not.toMatch(/"level":"error"|TypeError|Invalid URL/);
   });
 });

@@ -128,7 +128,7 @@ describe('GET /api/export failing midway', () => {
       expect(body).toContain('"title":"Large 99"');
       expect(body).not.toContain('"title":"Large 100"');
       expect(() => JSON.parse(body)).toThrow();
-      expect(logged).toHaveBeenCalledWith(expect.stringMatching(/^export of account \d+ failed while streaming$/), expect.objectContaining({ message: 'disk gone' }));
+      expect(logged).toHaveBeenCalledWith({ err: expect.objectContaining({ message: 'disk gone' }) }, expect.stringMatching(/^export of account \d+ failed while streaming$/));
     } finally {
       server.close();
     }

@@ -12,6 +12,18 @@ import type {
   SnapshotTitle,
 } from '../../src/feeds/types.ts';
 
+/** mulberry32: a tiny seeded PRNG, so a failure is reproducible from its seed. */
+export function createRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 let lastId = 0;
 
 /** A fresh id, unique within the test file. */

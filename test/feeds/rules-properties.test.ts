@@ -4,20 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/feeds/dates.ts';
-import { airingWeek, computeFeeds, countUnwatchedEpisodes, findUpNext, releasingItems } from '../../src/feeds/rules.ts';
+import { createRandom } from './factories.ts';
+import { airingWeek, computeFeeds, countUnwatchedEpisodes, findUpNext, releasingItems, type ShowScans } from '../../src/feeds/rules.ts';
 import type { LibrarySnapshot, LocalDate, SnapshotEpisode, SnapshotShow, SnapshotTitle } from '../../src/feeds/types.ts';
 
-/** mulberry32: a tiny seeded PRNG, so a failure is reproducible from its seed. */
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomSnapshot(seed: number): { snapshot: LibrarySnapshot; today: LocalDate } {
   const random = createRandom(seed);
@@ -153,5 +143,14 @@ describe('feed invariants on random libraries', () => {
       titles: [...snapshot.titles].reverse(),
     };
     expect(computeFeeds(reversed, today)).toEqual(computeFeeds(snapshot, today));
+  });
+
+  it.each(SEEDS.slice(0, 100))('gives the same feeds with kept show scans, on the same day and the next (seed %i)', (seed) => {
+    const { snapshot, today } = randomSnapshot(seed);
+    const scans: ShowScans = new WeakMap();
+    expect(computeFeeds(snapshot, today, scans)).toEqual(computeFeeds(snapshot, today));
+    expect(computeFeeds(snapshot, today, scans)).toEqual(computeFeeds(snapshot, today));
+    const tomorrow = addDays(today, 1);
+    expect(computeFeeds(snapshot, tomorrow, scans)).toEqual(computeFeeds(snapshot, tomorrow));
   });
 });

@@ -214,7 +214,8 @@ describe('GraphQL over HTTP', () => {
     const account = await makeAccount();
     const logged: { level: string; message: string }[] = [];
     const original = { ...app.logger };
-    for (const level of ['info', 'error'] as const) app.logger[level] = (message: string) => void logged.push({ level, message });
+    // A line is logged as (message) or as (fields, message).
+    for (const level of ['info', 'error'] as const) app.logger[level] = ((...args: unknown[]) => void logged.push({ level, message: String(args.at(-1)) })) as typeof app.logger.info;
     try {
       const mistakes = [
         '{ viewr { name } }',

@@ -53,6 +53,8 @@ function expectRefusal(response: RawResponse, status: number, message: RegExp): 
   const body = JSON.parse(response.body) as Record<string, unknown>;
   expect(Object.keys(body)).toEqual(['error']);
   expect(body.error).toMatch(message);
+  // Refusals Node answers before the app sees the request carry a request id too.
+  expect(response.headers['x-request-id']).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
 }
 
 /** The server still answers a plain request, and nothing was logged as an unexpected error. */
@@ -65,7 +67,8 @@ async function expectHealthy(): Promise<void> {
 
 /** Some line logged at info says the request was refused, with `text` in it. */
 function expectLoggedAtInfo(text: RegExp): void {
-  expect(infos.mock.calls.map(([line]) => line).join('\n')).toMatch(text);
+  // A line is logged as (message) or as (fields, message).
+  expect(infos.mock.calls.map((args: unknown[]) => args.filter((arg) => typeof arg === 'string').join(' ')).join('\n')).toMatch(text);
 }
 
 describe('request targets and Host headers the app cannot take as they are', () => {

@@ -11,7 +11,7 @@ const { app } = await useTestApp({ AIRDATE_RATE_LIMIT_PER_MINUTE: '3' });
 const onPostgres = testDatabaseKind() === 'postgres';
 
 /** A limiter on the test's database, as the app builds one (shared on PostgreSQL, in memory on SQLite). */
-const limiter = (options: RateLimitOptions) => createRateLimiter(options, { pool: postgresCountersPool(), logger: createLogger('silent') });
+const limiter = (options: RateLimitOptions) => createRateLimiter(options, { pool: postgresCountersPool(), logger: createLogger({ level: 'silent', format: 'json' }) });
 let serial = 0;
 /** A limit name no other test uses (the PostgreSQL table outlives each limiter). */
 const fresh = (label: string) => `${label}-${process.pid}-${++serial}`;

@@ -92,7 +92,7 @@ describe('the shared rate limit when PostgreSQL cannot count', () => {
     cleanups.push(() => direct.end());
     const points = async () => (await direct.query<{ points: number }>(`SELECT points FROM "RateLimit" WHERE key = 'outage:k'`)).rows[0]?.points;
 
-    const logger = createLogger('silent');
+    const logger = createLogger({ level: 'silent', format: 'json' });
     const warnings = vi.spyOn(logger, 'warn');
     const { take } = createRateLimiter({ name: 'outage', points: 3, windowSeconds: 60 }, { pool, logger });
     expect(await takes(take, 'k', 2)).toEqual(['ok', 'ok']);
@@ -102,9 +102,9 @@ describe('the shared rate limit when PostgreSQL cannot count', () => {
     // Unreachable: counted in this process from nothing, so the limit still holds per process.
     expect(await takes(take, 'k', 4)).toEqual(['ok', 'ok', 'ok', 'limited']);
     expect(warnings).toHaveBeenCalledTimes(1);
-    const [message, cause] = warnings.mock.calls[0]!;
+    const [fields, message] = warnings.mock.calls[0]! as unknown[];
     expect(message).toBe('rate limit "outage": the database could not count this request, counting in this process until it can');
-    expect(cause).toBeInstanceOf(Error);
+    expect((fields as { err: unknown }).err).toBeInstanceOf(Error);
     expect(await points()).toBe(2);
 
     await proxy.open();
@@ -147,6 +147,6 @@ describe('several serve processes on one PostgreSQL', () => {
     const concurrent = await Promise.all(Array.from({ length: 30 }, (_, index) => summary(servers[index % 2]!, burst)));
     expect(concurrent.filter((status) => status === 200)).toHaveLength(10);
     expect(concurrent.filter((status) => status === 429)).toHaveLength(20);
-    for (const server of servers) expect(server.output()).not.toMatch(/ (warn|error) /);
+    for (const server of servers) expect(server.output()).not.toMatch(/"level":"(warn|error)"/);
   });
 });

@@ -6,7 +6,8 @@ import { workerContract } from './job-store-contract-workers.ts';
 /**
  * What Airdate needs of a job store, checked with real Agenda instances: scheduling, locking,
  * lock expiry, retries, repeats, unique jobs, competing workers, removal, queries and a
- * graceful stop. Each store's test file calls this (SQL on SQLite and PostgreSQL, MongoDB).
+ * graceful stop. Each store's test file calls this (our SQL store on SQLite, @agendajs/postgres-backend
+ * on PostgreSQL, MongoDB).
  */
 export function jobStoreContract(store: () => JobStoreUnderTest): void {
   const newAgenda = agendaFactory(store);

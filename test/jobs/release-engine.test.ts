@@ -8,7 +8,7 @@ import { showWebhookSecret } from '../../src/services/tokens.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
-import { jobRowsFor } from '../support/jobs.ts';
+import { jobRowById, jobRows, jobRowsFor, removeJobRow, setJobState } from '../support/jobs.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 const { app } = await useTestApp({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback', AIRDATE_JOB_POLL_MS: '100' });
@@ -57,16 +57,16 @@ describe('POST /api/machine/sync', () => {
     await call(app, 'POST', '/api/machine/sync', { token: user.token });
     const [queued] = await jobRowsFor(jobNames.accountSync, user.id);
     // What Agenda leaves after the last failed retry: unlocked, failed, never to run again.
-    await db().agendaJob.update({ where: { id: queued!.id }, data: { nextRunAt: null, lockedAt: null, failedAt: BigInt(Date.now()) } });
+    await setJobState(queued!, { nextRunAt: null, lockedAt: null, failedAt: Date.now() });
     await call(app, 'POST', '/api/machine/sync', { token: user.token });
     const rows = await jobRowsFor(jobNames.accountSync, user.id);
     expect(rows).toHaveLength(1);
     expect(Number(rows[0]!.nextRunAt)).toBeGreaterThan(0);
     // A locked (running) one is left alone: nextRunAt is null while a one-time job runs.
-    await db().agendaJob.update({ where: { id: queued!.id }, data: { nextRunAt: null, lockedAt: BigInt(Date.now()) } });
+    await setJobState(queued!, { nextRunAt: null, lockedAt: Date.now() });
     await call(app, 'POST', '/api/machine/sync', { token: user.token });
     expect((await jobRowsFor(jobNames.accountSync, user.id))[0]!.nextRunAt).toBeNull();
-    await db().agendaJob.delete({ where: { id: queued!.id } });
+    await removeJobRow(queued!.id);
   });
 
   it('refuses a missing token, a wrong method, a non-JSON body and a non-object body', async () => {
@@ -101,12 +101,12 @@ describe('with the jobs running', () => {
     await call(app, 'POST', '/api/machine/sync', { token: user.token });
     await waitUntil(async () => (await jobRowsFor(jobNames.accountSync, user.id)).length === 0, 'the second sync to finish');
     const check = await app.jobs.agenda.now(jobNames.releaseCheck);
-    await waitUntil(async () => (await db().agendaJob.count({ where: { id: String(check.attrs._id) } })) === 0, 'the release check to finish');
+    await waitUntil(async () => (await jobRowById(String(check.attrs._id))) === null, 'the release check to finish');
     await waitUntil(async () => (await jobRowsFor(jobNames.accountCheck, user.id)).length === 0, 'the account check to finish');
     // (Only this account's: earlier tests' accounts have deliveries waiting for a retry.)
     const notificationIds = new Set((await db().notification.findMany({ where: { accountId: user.id } })).map((row) => row.id));
     const deliveriesOfUser = async () =>
-      (await db().agendaJob.findMany({ where: { name: jobNames.delivery } })).filter((row) => notificationIds.has((JSON.parse(row.attrs) as { data: { notificationId: number } }).data.notificationId));
+      (await jobRows(jobNames.delivery)).filter((row) => notificationIds.has((row.data as { notificationId: number }).notificationId));
     await waitUntil(async () => (await deliveriesOfUser()).length === 0, 'its deliveries to finish');
     await new Promise((resolve) => setTimeout(resolve, 300)); // three poll intervals
     expect(receiver.received).toHaveLength(2);
@@ -124,10 +124,10 @@ describe('with the jobs running', () => {
   it('keeps the two 30-minute jobs, once each', async () => {
     await app.jobs.start();
     for (const name of [jobNames.releaseCheck, jobNames.catalogRefresh]) {
-      const rows = await db().agendaJob.findMany({ where: { name } });
+      const rows = await jobRows(name);
       expect(rows, name).toHaveLength(1);
       expect(rows[0]!.type).toBe('single');
-      expect(JSON.parse(rows[0]!.attrs)).toMatchObject({ repeatInterval: '30 minutes' });
+      expect(rows[0]!.repeatInterval).toBe('30 minutes');
     }
   });
 
@@ -141,9 +141,7 @@ describe('with the jobs running', () => {
     await waitUntil(async () => (await db().notification.count({ where: { accountId: user.id, attempts: { gt: 0 } } })) === 2, 'both first attempts');
     const retrying = await db().notification.findFirstOrThrow({ where: { accountId: user.id, status: 'pending' } });
     expect(retrying.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now() + 30_000);
-    const job = (await db().agendaJob.findMany({ where: { name: jobNames.delivery } })).find(
-      (row) => (JSON.parse(row.attrs) as { data: { notificationId: number } }).data.notificationId === retrying.id,
-    );
+    const job = (await jobRows(jobNames.delivery)).find((row) => (row.data as { notificationId: number }).notificationId === retrying.id);
     expect(Number(job!.nextRunAt)).toBeGreaterThan(Date.now() + 30_000);
 
     const list = await graphql(app, user.token, `{ viewer { notifications(first: 10) { edges { node {

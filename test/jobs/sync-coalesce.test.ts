@@ -1,5 +1,4 @@
 import { expect, it } from 'vitest';
-import { db } from '../../src/db/client.ts';
 import { jobNames } from '../../src/jobs/release-jobs.ts';
 import { setFollow } from '../../src/services/library.ts';
 import { startCatalogServer } from '../catalog/support/catalog-server.ts';
@@ -7,7 +6,7 @@ import { tmdbRoute } from '../catalog/support/tmdb-fixture.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
-import { jobRowsFor } from '../support/jobs.ts';
+import { jobRows, jobRowsFor } from '../support/jobs.ts';
 
 /**
  * A sync asked for while one is running for the same account is not queued again: the running
@@ -36,7 +35,7 @@ it('a sync asked for while one runs is coalesced with it; one asked for after it
   // The jobs start first, so that the catalog refresh every worker runs at start is over (and
   // found nothing followed) before anything is followed: the only refreshes below are syncs'.
   await app.jobs.start();
-  await waitUntil(async () => (await db().agendaJob.findFirst({ where: { name: jobNames.catalogRefresh } }))?.lastFinishedAt != null, 'the start-up catalog refresh');
+  await waitUntil(async () => (await jobRows(jobNames.catalogRefresh))[0]?.lastFinishedAt != null, 'the start-up catalog refresh');
   const user = await makeAccount();
   // The first lookup stores the movie (and is held until released, like every first detail request).
   const lookup = graphql(app, user.token, `{ catalogLookup(source: TMDB, kind: MOVIE, externalId: ${movieId}) { ... on Movie { databaseId } } }`);

@@ -38,7 +38,7 @@ const rowOf = (id: number) => db().notification.findUniqueOrThrow({ where: { id 
 describe('deliverNotification', () => {
   it('posts the recorded body, signed so the official Standard Webhooks verifier accepts it, and logs the attempt', async () => {
     const { receiver, account, movie, id, deliver } = await notificationTo();
-    expect(await deliver()).toEqual({ done: true, outcome: 'success' });
+    expect(await deliver()).toEqual({ done: true, outcome: 'success', attempt: 1 });
     expect(receiver.received).toHaveLength(1);
     const [request] = receiver.received;
     const row = await rowOf(id);
@@ -67,7 +67,7 @@ describe('deliverNotification', () => {
     expect(pending).toMatchObject({ status: 'pending', attempts: 1 });
     expect(pending.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(first.getTime() + 45_000);
     expect(pending.deliveries).toMatchObject([{ number: 1, statusCode: 503, outcome: 'retry' }]);
-    expect(await deliver()).toEqual({ done: true, outcome: 'success' });
+    expect(await deliver()).toEqual({ done: true, outcome: 'success', attempt: 2 });
     expect(receiver.received.map((request) => request.headers['webhook-id'])).toEqual([pending.webhookId, pending.webhookId]);
     const [stampOne, stampTwo] = receiver.received.map((request) => Number(request.headers['webhook-timestamp']));
     expect(stampOne).toBe(Math.floor(first.getTime() / 1000));
@@ -78,24 +78,24 @@ describe('deliverNotification', () => {
   it('honours Retry-After on a 429', async () => {
     const { deliver } = await notificationTo(() => ({ status: 429, headers: { 'retry-after': '7200' } }));
     const step = await deliver();
-    expect(step).toEqual({ done: false, retryInMs: expect.any(Number) });
+    expect(step).toEqual({ done: false, retryInMs: expect.any(Number), attempt: 1 });
     if (!step.done) expect(step.retryInMs).toBeGreaterThanOrEqual(7_200_000);
   });
 
   it('gives up after the last scheduled attempt', async () => {
     const { id, deliver } = await notificationTo(() => ({ status: 500 }));
     await db().notification.update({ where: { id }, data: { attempts: maxDeliveryAttempts - 1 } });
-    expect(await deliver()).toEqual({ done: true, outcome: 'retry' });
+    expect(await deliver()).toEqual({ done: true, outcome: 'retry', attempt: maxDeliveryAttempts });
     expect(await rowOf(id)).toMatchObject({ status: 'failed', attempts: maxDeliveryAttempts, nextAttemptAt: null });
   });
 
   it('treats other 4xx as final, and 410 as "turn this webhook off"', async () => {
     const notFound = await notificationTo(() => ({ status: 404 }));
-    expect(await notFound.deliver()).toEqual({ done: true, outcome: 'failed' });
+    expect(await notFound.deliver()).toEqual({ done: true, outcome: 'failed', attempt: 1 });
     expect(await rowOf(notFound.id)).toMatchObject({ status: 'failed', attempts: 1 });
 
     const gone = await notificationTo(() => ({ status: 410 }));
-    expect(await gone.deliver()).toEqual({ done: true, outcome: 'gone' });
+    expect(await gone.deliver()).toEqual({ done: true, outcome: 'gone', attempt: 1 });
     expect(await rowOf(gone.id)).toMatchObject({ status: 'failed' });
     const account = await db().account.findUniqueOrThrow({ where: { id: gone.account.id } });
     expect(account.webhookDisabledAt).toBeInstanceOf(Date);
@@ -111,7 +111,7 @@ describe('deliverNotification', () => {
   it('does not follow redirects', async () => {
     const target = await startWebhookReceiver();
     const { id, deliver } = await notificationTo(() => ({ status: 307, headers: { location: target.url } }));
-    expect(await deliver()).toEqual({ done: true, outcome: 'failed' });
+    expect(await deliver()).toEqual({ done: true, outcome: 'failed', attempt: 1 });
     expect((await rowOf(id)).deliveries[0]!.error).toMatch(/redirect/);
     expect(target.received).toHaveLength(0);
   });
@@ -119,7 +119,7 @@ describe('deliverNotification', () => {
   it('refuses a loopback receiver under the default policy without connecting, and logs why', async () => {
     const { receiver, id } = await notificationTo();
     const step = await deliverNotification({ notificationId: id, manual: false, policy: parseTargetPolicy('external,private'), timeoutMs });
-    expect(step).toEqual({ done: true, outcome: 'failed' });
+    expect(step).toEqual({ done: true, outcome: 'failed', attempt: 1 });
     expect(receiver.received).toHaveLength(0);
     expect((await rowOf(id)).deliveries[0]!.error).toMatch(/loopback/i);
   });
@@ -141,7 +141,7 @@ describe('prepareRedelivery', () => {
     const stranger = await makeAccount();
     await expect(prepareRedelivery({ accountId: stranger.id, notificationId: id, now: new Date() })).rejects.toThrow(NotFoundError);
     await prepareRedelivery({ accountId: account.id, notificationId: id, now: new Date() });
-    expect(await deliver(true)).toEqual({ done: true, outcome: 'success' });
+    expect(await deliver(true)).toEqual({ done: true, outcome: 'success', attempt: 2 });
     const row = await rowOf(id);
     expect(row.deliveries.map((attempt) => [attempt.number, attempt.manual])).toEqual([[1, false], [2, true]]);
     expect(new Set(receiver.received.map((request) => request.headers['webhook-id']))).toEqual(new Set([row.webhookId]));

@@ -7,19 +7,17 @@ import { jobStoreContract } from './job-store-contract.ts';
 import { agendaFactory, jobName, storedJob, storedJobs, waitFor } from './support/job-store-harness.ts';
 
 /**
- * The job store contract on the application's database: SQLite in the "sqlite" project,
- * PostgreSQL in the "postgres" one (useTestDatabase picks), workers in this process and another.
- * Then what only the SQL store promises: the database itself keeps unique jobs unique.
+ * The job store contract on our own store, the AgendaJob table of a SQLite database, workers in
+ * this process and another. Then what only this store promises: the database itself keeps unique
+ * jobs unique. (On PostgreSQL the jobs are @agendajs/postgres-backend's: postgres-job-store.postgres.test.ts.)
  */
 const config: Config = await useTestDatabase();
 
-describe(`SQL job store on ${config.database.kind}`, () => {
-  jobStoreContract(() => ({
-    childEnv: { AIRDATE_DATA_DIR: config.dataDir, ...(config.database.kind === 'postgres' ? { DATABASE_URL: config.database.url } : {}) },
-  }));
+describe('SQL job store on SQLite', () => {
+  jobStoreContract(() => ({ childEnv: { AIRDATE_DATA_DIR: config.dataDir } }));
 });
 
-describe(`SQL job store on ${config.database.kind}: its own promises`, () => {
+describe('SQL job store on SQLite: its own promises', () => {
   const newAgenda = agendaFactory(() => ({ childEnv: {} }));
 
   it('a job saved in this process runs at once, not at the next poll', async () => {

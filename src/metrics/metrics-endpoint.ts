@@ -1,0 +1,58 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { Response } from '@whatwg-node/fetch';
+import { errorResponse } from '../http/responses.ts';
+import type { Metrics } from './metrics.ts';
+
+/** The path metrics are served at, on the main port or on their own (AIRDATE_METRICS_PORT). */
+export const metricsPath = '/metrics';
+
+/**
+ * `GET /metrics`: the registry in Prometheus's text format (`text/plain; version=0.0.4`). With a
+ * token (AIRDATE_METRICS_TOKEN) a scrape must send `Authorization: Bearer <token>`, compared in
+ * constant time (both sides hashed first, so their lengths tell nothing either); 401 otherwise.
+ */
+export function createMetricsHandler(props: { metrics: Metrics; token: string | undefined }): (request: Request) => Promise<Response> {
+  const { registry } = props.metrics;
+  const expected = props.token === undefined ? undefined : digest(props.token);
+  return async (request) => {
+    if (registry === undefined) return errorResponse(404, `no such endpoint: ${request.method} ${metricsPath}`);
+    if (request.method !== 'GET' && request.method !== 'HEAD') return errorResponse(405, `method ${request.method} is not allowed here; use GET, HEAD`, { allow: 'GET, HEAD' });
+    if (expected !== undefined) {
+      const given = /^Bearer (\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+      if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+        return errorResponse(401, 'metrics need the token in AIRDATE_METRICS_TOKEN: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="metrics"' });
+      }
+    }
+    const body = await registry.metrics();
+    return new Response(request.method === 'HEAD' ? null : body, { status: 200, headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' } });
+  };
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/**
+ * A listener of its own for metrics (AIRDATE_METRICS_PORT), not yet listening: `/metrics` and
+ * nothing else, so the port can be opened to a Prometheus server without opening the app.
+ */
+export function createMetricsServer(handler: (request: Request) => Promise<Response>): Server {
+  return createServer((request, response) => {
+    const path = (request.url ?? '').split('?')[0];
+    const method = request.method ?? 'GET';
+    const answer = async (): Promise<Response> => {
+      if (path !== metricsPath) return errorResponse(404, 'this port serves /metrics only');
+      if (method !== 'GET' && method !== 'HEAD') return errorResponse(405, `method ${method} is not allowed here; use GET, HEAD`, { allow: 'GET, HEAD' });
+      const headers = new Headers();
+      const authorization = request.headers.authorization;
+      if (authorization !== undefined) headers.set('authorization', authorization);
+      return handler(new Request(`http://metrics${metricsPath}`, { method, headers }));
+    };
+    void answer()
+      .catch(() => errorResponse(500, 'internal server error'))
+      .then(async (answered) => {
+        const body = Buffer.from(await answered.arrayBuffer());
+        response.writeHead(answered.status, { ...Object.fromEntries(answered.headers), 'content-length': body.byteLength });
+        response.end(method === 'HEAD' ? undefined : body);
+      });
+  });
+}

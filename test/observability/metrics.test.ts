@@ -1,0 +1,207 @@
+import { describe, expect, it } from 'vitest';
+import { jobNames } from '../../src/jobs/release-jobs.ts';
+import { waitFor } from '../jobs/support/job-store-harness.ts';
+import { updateAccount } from '../../src/services/accounts.ts';
+import { setFollow } from '../../src/services/library.ts';
+import { startCatalogServer } from '../catalog/support/catalog-server.ts';
+import { tmdbRoute } from '../catalog/support/tmdb-fixture.ts';
+import { json, traktMoviePlay } from '../import/fixtures.ts';
+import { useTestApp } from '../support/database.ts';
+import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';
+import { call } from '../support/http.ts';
+import { parsePrometheusText, sampleSum, type Sample } from '../support/prometheus-text.ts';
+import { upload } from '../support/upload.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+
+const tmdb = await startCatalogServer(
+  tmdbRoute({ shows: [{ id: 4242, name: 'Metric Show', poster_path: null, overview: '', seasons: { 1: [{ episode_number: 1, name: 'Pilot', air_date: '2026-03-01' }] } }], movies: [] }, 'tmdb-key'),
+);
+const ratePerMinute = 20;
+const { app } = await useTestApp({
+  AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback',
+  AIRDATE_JOB_POLL_MS: '100',
+  AIRDATE_RATE_LIMIT_PER_MINUTE: String(ratePerMinute),
+  TMDB_API_KEY: 'tmdb-key',
+  AIRDATE_TMDB_URL: tmdb.url,
+});
+const today = new Date().toISOString().slice(0, 10);
+
+async function scrape(): Promise<Sample[]> {
+  const response = await call(app, 'GET', '/metrics');
+  expect(response.status).toBe(200);
+  return parsePrometheusText(response.text);
+}
+
+/** How much each of `series` moved while `work` ran. */
+async function moved(series: Record<string, [string, Record<string, string>?]>, work: () => Promise<void>): Promise<Record<string, number>> {
+  const before = await scrape();
+  await work();
+  const after = await scrape();
+  return Object.fromEntries(Object.entries(series).map(([key, [name, labels]]) => [key, sampleSum(after, name, labels) - sampleSum(before, name, labels)]));
+}
+
+describe('GET /metrics', () => {
+  it('answers Prometheus text with the default process metrics', async () => {
+    const response = await call(app, 'GET', '/metrics');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const samples = parsePrometheusText(response.text);
+    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
+      expect(samples.some((sample) => sample.name === name), name).toBe(true);
+    }
+    expect((await call(app, 'POST', '/metrics')).status).toBe(405);
+  });
+
+  it('counts HTTP requests by method, route template and status, with their durations; unknown paths are one label', async () => {
+    const user = await makeAccount();
+    const labels = { method: 'GET', route: '/api/machine/summary', status: '200' };
+    const delta = await moved(
+      {
+        summaries: ['airdate_http_requests_total', labels],
+        timed: ['airdate_http_request_duration_seconds_count', labels],
+        unauthorized: ['airdate_http_requests_total', { route: '/api/machine/summary', status: '401' }],
+        notFound: ['airdate_http_requests_total', { route: 'unmatched', status: '404' }],
+        strangeMethod: ['airdate_http_requests_total', { method: 'other', route: '/api/machine/summary', status: '405' }],
+      },
+      async () => {
+        for (let index = 0; index < 3; index++) expect((await call(app, 'GET', '/api/machine/summary', { token: user.token })).status).toBe(200);
+        expect((await call(app, 'GET', '/api/machine/summary')).status).toBe(401);
+        expect((await call(app, 'GET', `/no/such/path-${user.token}`)).status).toBe(404);
+        expect((await call(app, 'GET', '/also/missing?x=1')).status).toBe(404);
+        expect((await call(app, 'BREW', '/api/machine/summary', { token: user.token })).status).toBe(405);
+      },
+    );
+    expect(delta).toEqual({ summaries: 3, timed: 3, unauthorized: 1, notFound: 2, strangeMethod: 1 });
+    const text = (await call(app, 'GET', '/metrics')).text;
+    expect(text).not.toContain(user.token);
+    expect(text).not.toContain('also/missing');
+  });
+
+  it('counts GraphQL operations by name and outcome; names past the cap count as (other)', async () => {
+    const user = await makeAccount();
+    const gql = (query: string, operationName?: string) => call(app, 'POST', '/graphql', { token: user.token, body: { query, operationName } });
+    const delta = await moved(
+      {
+        named: ['airdate_graphql_operations_total', { operation: 'MetricsViewer', outcome: 'ok' }],
+        mistaken: ['airdate_graphql_operations_total', { operation: 'MetricsBroken', outcome: 'error' }],
+        anonymous: ['airdate_graphql_operations_total', { operation: '(anonymous)', outcome: 'ok' }],
+        internal: ['airdate_graphql_operations_total', { operation: 'MachineSummary' }],
+      },
+      async () => {
+        expect((await gql('query MetricsViewer { viewer { name } }', 'MetricsViewer')).json.data.viewer.name).toBe(user.name);
+        expect((await gql('query MetricsViewer { viewer { name } }')).status).toBe(200);
+        expect((await gql('query MetricsBroken { viewer { nope } }', 'MetricsBroken')).json.errors).toHaveLength(1);
+        expect((await gql('{ viewer { timezone } }')).status).toBe(200);
+        // The REST facade runs its own operations: counted as HTTP requests, not here.
+        expect((await call(app, 'GET', '/api/machine/summary', { token: user.token })).status).toBe(200);
+      },
+    );
+    expect(delta).toEqual({ named: 2, mistaken: 1, anonymous: 1, internal: 0 });
+
+    // Operation names are a client's choice: past 200 distinct ones, new names share one label.
+    for (let index = 0; index < 210; index++) {
+      await call(app, 'POST', '/graphql', { body: { query: `query Made${index} { authInfo { signedIn } }` } });
+    }
+    const names = new Set((await scrape()).filter((sample) => sample.name === 'airdate_graphql_operations_total').map((sample) => sample.labels.operation));
+    expect(names.size).toBeLessThanOrEqual(203);
+    expect(names.has('(other)')).toBe(true);
+  });
+
+  it('counts rate-limit refusals by limit', async () => {
+    const user = await makeAccount();
+    const delta = await moved(
+      { refused: ['airdate_rate_limit_refusals_total', { limit: 'requests' }], tooMany: ['airdate_http_requests_total', { route: '/api/machine/summary', status: '429' }] },
+      async () => {
+        const statuses = [];
+        for (let index = 0; index < ratePerMinute + 5; index++) statuses.push((await call(app, 'GET', '/api/machine/summary', { token: user.token })).status);
+        expect(statuses.filter((status) => status === 429)).toHaveLength(5);
+      },
+    );
+    expect(delta).toEqual({ refused: 5, tooMany: 5 });
+  });
+
+  it('counts imports by source and outcome, with the items written and the time taken', async () => {
+    const user = await makeAccount();
+    const movies = [await makeMovie({ title: 'Counted One' }), await makeMovie({ title: 'Counted Two' })];
+    const plays = movies.map((movie, index) => traktMoviePlay(index + 1, '2024-05-01T20:00:00.000Z', movie.title, movie.tmdbId));
+    let written = 0;
+    const delta = await moved(
+      {
+        imported: ['airdate_imports_total', { source: 'trakt', outcome: 'imported' }],
+        dryRun: ['airdate_imports_total', { source: 'trakt', outcome: 'dry_run' }],
+        refused: ['airdate_imports_total', { source: 'trakt', outcome: 'refused' }],
+        items: ['airdate_import_items_total', { source: 'trakt' }],
+        timed: ['airdate_import_duration_seconds_count', { source: 'trakt' }],
+      },
+      async () => {
+        expect((await upload(app, '/api/import/trakt?dryRun=true', user.token, { 'history.json': json(plays) })).status).toBe(200);
+        const response = await upload(app, '/api/import/trakt', user.token, { 'history.json': json(plays) });
+        expect(response.status).toBe(200);
+        written = Object.values(response.json.imported as Record<string, number>).reduce((sum, count) => sum + count, 0);
+        expect((await upload(app, '/api/import/trakt', user.token, { 'history.json': json({ not: 'trakt' }) })).status).toBe(400);
+      },
+    );
+    expect(written).toBeGreaterThanOrEqual(4);
+    expect(delta).toEqual({ imported: 1, dryRun: 1, refused: 1, items: written, timed: 3 });
+  });
+
+  it('counts catalog requests by catalog and outcome, one for each request the catalog received', async () => {
+    const user = await makeAccount();
+    const received = tmdb.requests.length;
+    const delta = await moved(
+      {
+        all: ['airdate_catalog_requests_total', { catalog: 'tmdb' }],
+        ok: ['airdate_catalog_requests_total', { catalog: 'tmdb', outcome: 'ok' }],
+        clientError: ['airdate_catalog_requests_total', { catalog: 'tmdb', outcome: 'client_error' }],
+        timed: ['airdate_catalog_request_duration_seconds_count', { catalog: 'tmdb' }],
+      },
+      async () => {
+        const search = await call(app, 'POST', '/graphql', { token: user.token, body: { query: '{ searchCatalog(query: "Metric Show", kind: SHOW) { ... on Show { title } } }' } });
+        expect(search.json, search.text).toEqual({ data: { searchCatalog: [{ title: 'Metric Show' }] } });
+        const missing = await call(app, 'POST', '/graphql', { token: user.token, body: { query: '{ catalogLookup(externalId: 987654321, kind: SHOW, source: TMDB) { ... on Show { title } } }' } });
+        expect(missing.status).toBe(200);
+      },
+    );
+    const sent = tmdb.requests.length - received;
+    expect(sent).toBeGreaterThanOrEqual(2);
+    expect(delta.all).toBe(sent);
+    expect(delta.timed).toBe(sent);
+    expect(delta.ok).toBeGreaterThanOrEqual(1);
+    expect(delta.clientError).toBeGreaterThanOrEqual(1);
+  });
+
+  it('counts job runs with their duration and queue lag, and webhook deliveries by outcome and attempt', async () => {
+    const receiver = await startWebhookReceiver();
+    const user = await makeAccount();
+    await updateAccount({ name: user.name, webhookUrl: receiver.url });
+    const movie = await makeMovie({ releaseDate: today });
+    const show = await makeShow({ episodes: [{ number: 1, airDate: today }] });
+    await setFollow({ accountId: user.id, kind: 'movie', id: movie.id, followed: true });
+    await setFollow({ accountId: user.id, kind: 'show', id: show.id, followed: true });
+    const series = {
+      syncs: ['airdate_job_runs_total', { job_name: jobNames.accountSync, outcome: 'success' }],
+      syncLag: ['airdate_job_queue_lag_seconds_count', { job_name: jobNames.accountSync }],
+      syncLagSeconds: ['airdate_job_queue_lag_seconds_sum', { job_name: jobNames.accountSync }],
+      syncTime: ['airdate_job_duration_seconds_count', { job_name: jobNames.accountSync }],
+      deliveryRuns: ['airdate_job_runs_total', { job_name: jobNames.delivery, outcome: 'success' }],
+      delivered: ['airdate_webhook_deliveries_total', { outcome: 'success', attempt: '1' }],
+    } satisfies Record<string, [string, Record<string, string>]>;
+    const before = await scrape();
+    const delta = async () => {
+      const now = await scrape();
+      return Object.fromEntries(Object.entries(series).map(([key, [name, labels]]) => [key, sampleSum(now, name, labels) - sampleSum(before, name, labels)]));
+    };
+    await app.jobs.start();
+    try {
+      expect((await call(app, 'POST', '/api/machine/sync', { token: user.token })).status).toBe(200);
+      await waitFor('two deliveries', async () => receiver.received.length === 2 && (await delta()).deliveryRuns === 2, 20_000);
+      const counted = await delta();
+      expect(counted).toEqual({ syncs: 1, syncLag: 1, syncLagSeconds: expect.any(Number), syncTime: 1, deliveryRuns: 2, delivered: 2 });
+      // Queued to run now and started by this process at once (jobs saved here need no poll).
+      expect(counted.syncLagSeconds).toBeGreaterThanOrEqual(0);
+      expect(counted.syncLagSeconds).toBeLessThan(5);
+    } finally {
+      await app.jobs.stop(2_000);
+    }
+  });
+});
