@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkPasswordRules, dummyVerify, hashPassword, verifyPassword } from '../../src/auth/password.ts';
 import { InputError } from '../../src/errors.ts';
 
-describe('hashPassword / verifyPassword', () => {
+describe('hashPassword / verifyPassword', { timeout: 60_000 }, () => {
   it('stores scrypt at N=2^17, r=8, p=1 with a fresh salt, and verifies only the same password', async () => {
     const first = await hashPassword('correct horse battery');
     const second = await hashPassword('correct horse battery');
@@ -46,10 +46,12 @@ describe('hashPassword / verifyPassword', () => {
       await work();
       return performance.now() - started;
     };
-    const real = await time(() => verifyPassword('a wrong password', stored));
-    const dummy = await time(() => dummyVerify());
+    // The quickest of three of each, so that one stall of a shared machine does not decide.
+    const quickest = async (work: () => Promise<unknown>) => Math.min(await time(work), await time(work), await time(work));
+    const real = await quickest(() => verifyPassword('a wrong password', stored));
+    const dummy = await quickest(() => dummyVerify());
     expect(await dummyVerify()).toBe(false);
-    // Loose on purpose: the machine is shared; both must do the full scrypt work.
+    // Loose on purpose: both must do the full scrypt work.
     expect(dummy).toBeGreaterThan(real / 4);
     expect(real).toBeGreaterThan(dummy / 4);
   });

@@ -37,7 +37,7 @@ const signedOutPages = [
   { path: '/no-such-page', heading: 'Page not found' },
 ];
 
-describe.each(['light', 'dark'] as const)('every page in the %s color scheme', (colorScheme) => {
+describe.each(['light', 'dark'] as const)('every page in the %s color scheme', { timeout: 60_000 }, (colorScheme) => {
   it('has no serious or critical axe violation, signed out', async () => {
     const context = await browser.newContext({ colorScheme, bypassCSP: true /* axe is injected as an inline script */ });
     const page = await context.newPage();
