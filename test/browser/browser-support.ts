@@ -69,7 +69,8 @@ export async function completeSetup(page: Page, setupUrl: string, name: string, 
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByLabel('Password again').fill(password);
   await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByRole('heading', { name: 'Developer settings' }).waitFor();
+  // Creating the account hashes its password (scrypt at N=2^17): seconds on a loaded machine.
+  await page.getByRole('heading', { name: 'Developer settings' }).waitFor({ timeout: 60_000 });
 }
 
 /** Signs in through the sign-in page (the page must show it). */

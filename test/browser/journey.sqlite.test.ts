@@ -15,7 +15,7 @@ describe('a new administrator in the browser', () => {
   it('sets up, uses and replaces the token, tests the webhook, imports, exports and signs out', { timeout: 120_000 }, async () => {
     const context = await browser.newContext({ acceptDownloads: true });
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(30_000);
     const password = 'correct horse battery';
     await completeSetup(page, airdate.setupUrl, 'alice', password);
     expect(new URL(page.url()).pathname).toBe('/settings/developer');

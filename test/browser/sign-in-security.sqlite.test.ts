@@ -28,7 +28,7 @@ const airdate = await startAirdate({
 const password = 'the administrator password';
 const admin = await browser.newContext();
 const adminPage = await admin.newPage();
-adminPage.setDefaultTimeout(10_000);
+adminPage.setDefaultTimeout(30_000);
 await completeSetup(adminPage, airdate.setupUrl, 'root', password);
 
 const viewerWebhook = async () => {
@@ -36,12 +36,13 @@ const viewerWebhook = async () => {
   return ((await answer.json()) as { data: { viewer: { webhookUrl: string | null } } }).data.viewer.webhookUrl;
 };
 
-// Each wrong password costs a real scrypt verification (~0.5 s, more on a loaded machine).
-describe('sign-in in the browser', { timeout: 90_000 }, () => {
+// Each wrong password costs a real scrypt verification (~0.5 s, seconds on a loaded machine): the
+// pages wait up to 30 s for each answer.
+describe('sign-in in the browser', { timeout: 180_000 }, () => {
   it('shows the 429 of the sign-in limit after repeated wrong passwords, and refuses the right one then', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(30_000);
     await page.goto(`${airdate.baseUrl}/sign-in`);
     for (let attempt = 1; attempt <= 10; attempt++) {
       await signInThroughPage(page, 'root', `wrong password ${attempt}`);
@@ -88,7 +89,7 @@ describe('sign-in in the browser', { timeout: 90_000 }, () => {
   it('signs in with the SSO button through a real OpenID provider, back on the page asked for', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(30_000);
     await page.goto(`${airdate.baseUrl}/import-export`);
     const button = page.getByRole('link', { name: 'Sign in with Test SSO' });
     await button.waitFor();
