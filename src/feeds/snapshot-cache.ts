@@ -23,8 +23,12 @@ import type { LibrarySnapshot, SnapshotShow } from './types.ts';
  * feeds had the same property before: a body is never older than its key).
  */
 
-/** Episodes held by all kept snapshots together at most (about 100 bytes each), oldest account first out. */
-const episodeCapacity = 400_000;
+/**
+ * Episodes held by all kept snapshots together at most (about 100 bytes each): past it the least
+ * recently read account's snapshot goes first; the snapshot just kept always stays.
+ */
+export const defaultSnapshotEpisodeCapacity = 400_000;
+let episodeCapacity = defaultSnapshotEpisodeCapacity;
 
 interface Entry {
   generation: number;
@@ -57,14 +61,30 @@ function drop(accountId: number): void {
   keptEpisodes -= entry.episodes;
 }
 
+/** Drops the least recently read snapshots until the rest fit, keeping `newest`'s. */
+function fit(newest?: number): void {
+  for (const [oldest] of entries) {
+    if (keptEpisodes <= episodeCapacity || oldest === newest) break;
+    drop(oldest);
+  }
+}
+
 function keep(accountId: number, entry: Entry): void {
   drop(accountId);
   entries.set(accountId, entry);
   keptEpisodes += entry.episodes;
-  for (const [oldest] of entries) {
-    if (keptEpisodes <= episodeCapacity || oldest === accountId) break;
-    drop(oldest);
-  }
+  fit(accountId);
+}
+
+/** How many accounts' snapshots are kept, and their episodes together. */
+export function keptSnapshots(): { accounts: number; episodes: number } {
+  return { accounts: entries.size, episodes: keptEpisodes };
+}
+
+/** Sets the episode capacity (tests; the default suits a server), dropping what no longer fits. */
+export function setSnapshotEpisodeCapacity(episodes: number): void {
+  episodeCapacity = episodes;
+  fit();
 }
 
 /**

@@ -94,12 +94,8 @@ export function createCompression(options: CompressionOptions = {}): Compress {
   };
 }
 
-/**
- * The coding Accept-Encoding asks for (RFC 9110 §12.5.3): the highest weighted of br and gzip, a
- * tie going to br; `*` weighs the codings not named; `q=0` refuses. Undefined: send it plain.
- */
-export function chooseCoding(header: string | null): Coding | undefined {
-  if (header === null) return undefined;
+/** The weight Accept-Encoding gives each coding it names (RFC 9110 §12.5.3); a malformed weight is 0. */
+function codingWeights(header: string): Map<string, number> {
   const weights = new Map<string, number>();
   for (const part of header.split(',')) {
     const [name, ...params] = part.split(';').map((piece) => piece.trim());
@@ -112,15 +108,33 @@ export function chooseCoding(header: string | null): Coding | undefined {
     }
     weights.set(name.toLowerCase(), Math.min(weight, 1));
   }
-  const wildcard = weights.get('*');
+  return weights;
+}
+
+/** The weight of `coding` in `weights`: its own, x-gzip's for gzip, else the wildcard's, else 0. */
+const weightOf = (weights: Map<string, number>, coding: Coding) =>
+  weights.get(coding) ?? (coding === 'gzip' ? weights.get('x-gzip') : undefined) ?? weights.get('*') ?? 0;
+
+/**
+ * The coding Accept-Encoding asks for: the highest weighted of br and gzip, a tie going to br; `*`
+ * weighs the codings not named; `q=0` refuses. Undefined: send it plain.
+ */
+export function chooseCoding(header: string | null): Coding | undefined {
+  if (header === null) return undefined;
+  const weights = codingWeights(header);
   let chosen: Coding | undefined;
   let best = 0;
   for (const coding of codings) {
-    const weight = weights.get(coding) ?? (coding === 'gzip' ? weights.get('x-gzip') : undefined) ?? wildcard ?? 0;
+    const weight = weightOf(weights, coding);
     if (weight > best) {
       best = weight;
       chosen = coding;
     }
   }
   return chosen;
+}
+
+/** Whether Accept-Encoding accepts gzip at all (for files kept gzipped only: src/http/static-file.ts). */
+export function acceptsGzip(header: string | null): boolean {
+  return header !== null && weightOf(codingWeights(header), 'gzip') > 0;
 }

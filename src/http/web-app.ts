@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { Response } from '@whatwg-node/fetch';
 import { HttpError } from './responses.ts';
+import { sendStatic as send, staticFile, type StaticFile } from './static-file.ts';
 
 /**
  * Serves the built web app (scripts/build-web.mjs → dist/web) from the server process itself:
@@ -49,19 +48,13 @@ const shellHeaders = {
   'x-frame-options': 'DENY',
 };
 
-interface LoadedFile {
-  body: Buffer;
-  gzipped?: Buffer;
-  type: string;
-}
-
 /** The web app in `dir` (dist/web normally; tests pass a folder of their own). */
 export function createWebApp(dir: string): WebApp {
   // Built files never change under a running server (a build is followed by a restart: `npm start`
   // builds first), so each is read once. Only files that exist are kept: the map is bounded by the folder.
-  const loaded = new Map<string, LoadedFile>();
+  const loaded = new Map<string, StaticFile>();
 
-  async function load(relative: string): Promise<LoadedFile | undefined> {
+  async function load(relative: string): Promise<StaticFile | undefined> {
     const cached = loaded.get(relative);
     if (cached) return cached;
     let body: Buffer;
@@ -72,19 +65,9 @@ export function createWebApp(dir: string): WebApp {
       throw error;
     }
     const extension = path.extname(relative).toLowerCase();
-    const file: LoadedFile = { body, type: contentTypes[extension] ?? 'application/octet-stream' };
-    if (compressible.has(extension) && body.byteLength > 1024) file.gzipped = gzipSync(body, { level: 9 });
+    const file = await staticFile(body, contentTypes[extension] ?? 'application/octet-stream', compressible.has(extension));
     loaded.set(relative, file);
     return file;
-  }
-
-  function send(request: Request, file: LoadedFile, headers: Record<string, string>): Response {
-    const gzip = file.gzipped && /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '');
-    const body = gzip ? file.gzipped! : file.body;
-    const all: Record<string, string> = { 'content-type': file.type, 'x-content-type-options': 'nosniff', ...headers, 'content-length': String(body.byteLength) };
-    if (file.gzipped) all.vary = 'accept-encoding';
-    if (gzip) all['content-encoding'] = 'gzip';
-    return new Response(request.method === 'HEAD' ? null : (body as unknown as BodyInit), { status: 200, headers: all });
   }
 
   async function shell(request: Request): Promise<Response> {

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { keptSnapshots } from '../feeds/snapshot-cache.ts';
 
 /** How a GraphQL operation ended: `ok` (no errors), `error` (a client's mistake or an expected failure), `fault` (an unexpected error). */
 export type GraphQLOutcome = 'ok' | 'error' | 'fault';
@@ -77,6 +78,10 @@ export function createMetrics(): Metrics {
   const importDuration = new Histogram({ name: 'airdate_import_duration_seconds', help: 'How long an import request took, by source.', labelNames: ['source'], buckets: longBuckets, registers });
   const catalogRequests = new Counter({ name: 'airdate_catalog_requests_total', help: 'HTTP requests to external catalogs, by catalog and outcome.', labelNames: ['catalog', 'outcome'], registers });
   const catalogDuration = new Histogram({ name: 'airdate_catalog_request_duration_seconds', help: 'How long an HTTP request to an external catalog took, by catalog.', labelNames: ['catalog'], buckets: secondsBuckets, registers });
+
+  // Read at each scrape: the library snapshots this process keeps between writes (src/feeds/snapshot-cache.ts).
+  new Gauge({ name: 'airdate_feed_snapshots', help: 'Accounts whose library snapshot this process keeps for the feeds.', registers, collect() { this.set(keptSnapshots().accounts); } });
+  new Gauge({ name: 'airdate_feed_snapshot_episodes', help: 'Episodes held by the kept library snapshots together (bounded; least recently read account dropped first).', registers, collect() { this.set(keptSnapshots().episodes); } });
 
   const operationNames = new Set<string>();
   /** The label of a client's operation name: its own while fewer than maxOperationNames are known. */

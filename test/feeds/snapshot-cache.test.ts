@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db, queryCounter } from '../../src/db/client.ts';
 import { localDate } from '../../src/feeds/dates.ts';
 import { loadSnapshot } from '../../src/feeds/load-snapshot.ts';
 import { computeFeeds } from '../../src/feeds/rules.ts';
+import { defaultSnapshotEpisodeCapacity, keptSnapshots, setSnapshotEpisodeCapacity, snapshotOf } from '../../src/feeds/snapshot-cache.ts';
 import { getFeeds } from '../../src/services/feeds.ts';
 import { setFollow, setWatched } from '../../src/services/library.ts';
 import { useTestDatabase } from '../support/database.ts';
@@ -34,6 +35,14 @@ async function cachedFeeds(accountId: number) {
   const before = queryCounter();
   const feeds = await getFeeds(account);
   return { feeds, queries: queryCounter() - before };
+}
+
+/** The queries reading the account's snapshot took (none when it was kept), past the feeds' own cache. */
+async function snapshotQueries(accountId: number) {
+  const account = await feedAccount(accountId);
+  const before = queryCounter();
+  await snapshotOf(account);
+  return queryCounter() - before;
 }
 
 /** The feeds of a snapshot read from the database now. */
@@ -119,5 +128,38 @@ describe('the kept snapshot', () => {
     expect((await cachedFeeds(first.account.id)).queries).toBe(0);
     expect((await cachedFeeds(second.account.id)).queries).toBe(0);
     expect((await cachedFeeds(second.account.id)).feeds).toEqual(await freshFeeds(second.account.id));
+  });
+
+  it('keeps at most its capacity of episodes, dropping the least recently read account first', async () => {
+    onTestFinished(() => setSnapshotEpisodeCapacity(defaultSnapshotEpisodeCapacity));
+    const [first, second, third] = [await library(), await library(), await library()];
+    setSnapshotEpisodeCapacity(0);
+    expect(keptSnapshots()).toEqual({ accounts: 0, episodes: 0 });
+    // Past the capacity, the snapshot just read is still kept.
+    expect(await snapshotQueries(first.account.id)).toBeGreaterThan(0);
+    const perAccount = keptSnapshots().episodes;
+    expect(keptSnapshots().accounts).toBe(1);
+    expect(perAccount).toBeGreaterThan(40);
+    expect(await snapshotQueries(first.account.id)).toBe(0);
+
+    // Room for two of the three (equal) libraries.
+    setSnapshotEpisodeCapacity(2 * perAccount);
+    expect(await snapshotQueries(second.account.id)).toBeGreaterThan(0);
+    expect(await snapshotQueries(first.account.id)).toBe(0); // read: now the most recent
+    expect(await snapshotQueries(third.account.id)).toBeGreaterThan(0); // the second goes
+    expect(keptSnapshots()).toEqual({ accounts: 2, episodes: 2 * perAccount });
+    expect(await snapshotQueries(first.account.id)).toBe(0);
+    expect(await snapshotQueries(third.account.id)).toBe(0);
+    expect(await snapshotQueries(second.account.id)).toBeGreaterThan(0); // read again; the first goes
+    expect(await snapshotQueries(third.account.id)).toBe(0);
+    expect(await snapshotQueries(first.account.id)).toBeGreaterThan(0);
+
+    // A lower capacity drops at once; a toggle of a dropped account leaves nothing behind.
+    setSnapshotEpisodeCapacity(perAccount);
+    expect(keptSnapshots()).toEqual({ accounts: 1, episodes: perAccount });
+    await setWatched({ accountId: third.account.id, kind: 'episode', id: third.episodes[0]!, watched: true });
+    expect(keptSnapshots().accounts).toBe(1);
+    expect((await cachedFeeds(third.account.id)).feeds).toEqual(await freshFeeds(third.account.id));
+    expect(await snapshotQueries(third.account.id)).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
-import { chooseCoding } from '../../src/http/compression.ts';
+import { acceptsGzip, chooseCoding } from '../../src/http/compression.ts';
 import { setFollow } from '../../src/services/library.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
@@ -94,5 +94,12 @@ describe('chooseCoding', () => {
     expect(chooseCoding('br;q=abc, gzip;q=0')).toBeUndefined();
     expect(chooseCoding('br;q=2')).toBeUndefined();
     expect(chooseCoding(',,;;, br ; q = 1')).toBe('br');
+  });
+});
+
+describe('acceptsGzip (files kept gzipped only)', () => {
+  it('takes gzip named, as x-gzip or through the wildcard, and never with q=0', () => {
+    for (const header of ['gzip', 'br, gzip', 'GZIP;q=0.5', 'x-gzip', '*', 'br;q=1, *;q=0.1', 'br, gzip;q=0.001']) expect(acceptsGzip(header), header).toBe(true);
+    for (const header of [null, '', 'br', 'identity', 'gzip;q=0', 'gzip;q=0, *', '*;q=0', 'gzip;q=abc', 'gzipped', 'br;q=1, gzip;q=0.0']) expect(acceptsGzip(header), String(header)).toBe(false);
   });
 });

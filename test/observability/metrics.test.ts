@@ -77,6 +77,16 @@ describe('GET /metrics', () => {
     expect(text).not.toContain('also/missing');
   });
 
+  it('shows the library snapshots kept for the feeds: one more account, with its episodes, after its first summary', async () => {
+    const user = await makeAccount();
+    const show = await makeShow({ episodes: [1, 2, 3, 4].map((number) => ({ number, airDate: today })) });
+    await setFollow({ accountId: user.id, kind: 'show', id: show.id, followed: true });
+    const delta = await moved({ accounts: ['airdate_feed_snapshots'], episodes: ['airdate_feed_snapshot_episodes'] }, async () => {
+      expect((await call(app, 'GET', '/api/machine/summary', { token: user.token })).status).toBe(200);
+    });
+    expect(delta).toEqual({ accounts: 1, episodes: 4 });
+  });
+
   it('counts GraphQL operations by name and outcome; names past the cap count as (other)', async () => {
     const user = await makeAccount();
     const gql = (query: string, operationName?: string) => call(app, 'POST', '/graphql', { token: user.token, body: { query, operationName } });

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -84,6 +85,26 @@ describe('GET /api/openapi.json and /api/docs', () => {
       expect(body.byteLength, reference).toBeGreaterThan(reference.endsWith('.png') || reference.endsWith('start.js') ? 50 : 1000);
       if (reference.endsWith('.js')) expect(asset.headers.get('content-type')).toMatch(/^text\/javascript/);
       if (reference.endsWith('.css')) expect(asset.headers.get('content-type')).toMatch(/^text\/css/);
+    }
+    // Swagger UI's text files go gzipped to a client that takes gzip (the same bytes once unzipped); the icon never.
+    for (const name of ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png']) {
+      const url = `http://airdate.test/api/docs/${name}`;
+      const plain = await app.fetch(new Request(url, { headers: { 'accept-encoding': 'identity' } }));
+      const plainBody = Buffer.from(await plain.arrayBuffer());
+      expect(plain.headers.get('content-encoding'), name).toBeNull();
+      expect(Number(plain.headers.get('content-length')), name).toBe(plainBody.byteLength);
+      for (const acceptEncoding of ['gzip, deflate, br', 'gzip;q=0']) {
+        const asked = await app.fetch(new Request(url, { headers: { 'accept-encoding': acceptEncoding } }));
+        const body = Buffer.from(await asked.arrayBuffer());
+        const zipped = name.endsWith('.png') || acceptEncoding === 'gzip;q=0' ? null : 'gzip';
+        expect(asked.headers.get('content-encoding'), `${name} ${acceptEncoding}`).toBe(zipped);
+        expect(Number(asked.headers.get('content-length')), name).toBe(body.byteLength);
+        expect(zipped ? gunzipSync(body).equals(plainBody) : body.equals(plainBody), name).toBe(true);
+        if (zipped) expect(body.byteLength, name).toBeLessThan(plainBody.byteLength / 2);
+        if (zipped) expect(asked.headers.get('vary'), name).toMatch(/accept-encoding/i);
+      }
+      const head = await app.fetch(new Request(url, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } }));
+      expect([head.status, (await head.arrayBuffer()).byteLength], name).toEqual([200, 0]);
     }
     const starter = await app.fetch(new Request('http://airdate.test/api/docs/start.js'));
     expect(await starter.text()).toContain("url: '/api/openapi.json'");

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Response } from '@whatwg-node/fetch';
 import { HttpError, jsonText } from '../../http/responses.ts';
+import { sendStatic, staticFile, type StaticFile } from '../../http/static-file.ts';
 import { projectRoot } from '../../paths.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 
@@ -22,11 +23,14 @@ export interface ApiDescription {
 export const openApiPath = '/api/openapi.json';
 export const docsPath = '/api/docs';
 
-/** The Swagger UI files the page loads, and the starter script of ours (no inline script under the CSP). */
-const assets: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
+/**
+ * The Swagger UI files the page loads (the bundle is 1.7 MB, 0.46 MB gzipped), and the starter
+ * script of ours (no inline script under the CSP).
+ */
+const assets: Record<string, { type: string; compressible: boolean }> = {
+  'swagger-ui.css': { type: 'text/css; charset=utf-8', compressible: true },
+  'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', compressible: true },
+  'favicon-32x32.png': { type: 'image/png', compressible: false },
 };
 const starterName = 'start.js';
 const starter = `window.addEventListener('load', function () {
@@ -63,16 +67,16 @@ const pageHeaders = {
 
 export function createApiDescription(): ApiDescription {
   let document: Promise<string> | undefined;
-  const files = new Map<string, Promise<Buffer>>();
+  const files = new Map<string, Promise<StaticFile>>();
   const swaggerDir = () => path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
   const documentText = () =>
     (document ??= readFile(path.join(projectRoot, 'package.json'), 'utf8').then((text) => JSON.stringify(buildOpenApiDocument((JSON.parse(text) as { version: string }).version))));
 
-  const asset = (name: string): Promise<Buffer> => {
+  const asset = (name: string, { type, compressible }: { type: string; compressible: boolean }): Promise<StaticFile> => {
     let file = files.get(name);
     if (file === undefined) {
-      file = readFile(path.join(swaggerDir(), name));
+      file = readFile(path.join(swaggerDir(), name)).then((body) => staticFile(body, type, compressible));
       files.set(name, file);
       file.catch(() => files.delete(name));
     }
@@ -84,19 +88,15 @@ export function createApiDescription(): ApiDescription {
       if (pathname === openApiPath || pathname === docsPath) return pathname;
       return pathname.startsWith(`${docsPath}/`) ? `${docsPath}/*` : undefined;
     },
-    async respond(_request, pathname) {
+    async respond(request, pathname) {
       if (pathname === openApiPath) return jsonText(200, await documentText(), { 'cache-control': 'no-cache' });
       if (pathname === docsPath) return new Response(page, { status: 200, headers: pageHeaders });
       const name = pathname.slice(docsPath.length + 1);
       if (name === starterName) return new Response(starter, { status: 200, headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' } });
-      const type = assets[name];
-      if (type === undefined) throw new HttpError(404, `no such file: ${docsPath}/${name.slice(0, 200)}`);
-      const body = await asset(name);
-      return new Response(body as unknown as BodyInit, {
-        status: 200,
-        // Named after swagger-ui-dist's version, which only changes with a new release of the server.
-        headers: { 'content-type': type, 'content-length': String(body.byteLength), 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' },
-      });
+      const kind = assets[name];
+      if (kind === undefined) throw new HttpError(404, `no such file: ${docsPath}/${name.slice(0, 200)}`);
+      // Cached for a day: swagger-ui-dist's files change only with a new release of the server.
+      return sendStatic(request, await asset(name, kind), { 'cache-control': 'public, max-age=86400' });
     },
   };
 }
