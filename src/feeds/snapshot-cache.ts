@@ -94,19 +94,24 @@ export function setSnapshotEpisodeCapacity(episodes: number): void {
 export async function snapshotOf(account: SnapshotAccount): Promise<LibrarySnapshot> {
   const generation = databaseGeneration();
   const entry = entries.get(account.id);
-  if (entry && entry.generation === generation && entry.feedVersion === account.feedVersion && entry.catalogVersion === account.catalogVersion) {
+  if (entry && sameLibrary(entry, generation, account) && entry.feedVersion === account.feedVersion) {
     entries.delete(account.id);
     entries.set(account.id, entry);
     return entry.loaded.snapshot;
   }
   const loaded = await loadSnapshot(account.id, account.catalogVersion);
   const episodes = loaded.snapshot.shows.reduce((sum, show) => sum + show.episodes.length, 0);
-  // A load that an applied toggle overtook keeps the newer snapshot.
+  // A load that an applied toggle overtook (same database and catalog, a later feed version) keeps the newer snapshot.
   const current = entries.get(account.id);
-  if (current === undefined || current.generation !== generation || current.feedVersion < account.feedVersion) {
+  if (current === undefined || !sameLibrary(current, generation, account) || current.feedVersion <= account.feedVersion) {
     keep(account.id, { generation, feedVersion: account.feedVersion, catalogVersion: account.catalogVersion, loaded, episodes });
   }
   return loaded.snapshot;
+}
+
+/** Whether `entry` was read from the same database at the same catalog version as `account` asks for. */
+function sameLibrary(entry: Entry, generation: number, account: SnapshotAccount): boolean {
+  return entry.generation === generation && entry.catalogVersion === account.catalogVersion;
 }
 
 /** A committed watched toggle: what the writer was given and the feed version its bump set. */

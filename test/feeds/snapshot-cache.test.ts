@@ -119,6 +119,22 @@ describe('the kept snapshot', () => {
     expect(afterFollow.feeds).toEqual(await freshFeeds(account.id));
   });
 
+  it('keeps the snapshot read after a catalog change, and follows toggles on it again', async () => {
+    const { account, episodes } = await library();
+    await cachedFeeds(account.id);
+    expect(await snapshotQueries(account.id)).toBe(0);
+    // A catalog refresh (any catalog write): one version for the whole server, no account's feed version.
+    await db().serverState.upsert({ where: { id: 1 }, create: { id: 1, catalogVersion: 1 }, update: { catalogVersion: { increment: 1 } } });
+    expect(await snapshotQueries(account.id)).toBeGreaterThan(0);
+    expect(await snapshotQueries(account.id)).toBe(0);
+    for (const [index, id] of episodes.slice(0, 3).entries()) {
+      await setWatched({ accountId: account.id, kind: 'episode', id, watched: true });
+      const after = await cachedFeeds(account.id);
+      expect(after.queries, `toggle ${index}`).toBe(0);
+      expect(after.feeds, `toggle ${index}`).toEqual(await freshFeeds(account.id));
+    }
+  });
+
   it('a toggle of another account leaves this one kept', async () => {
     const first = await library();
     const second = await library();
