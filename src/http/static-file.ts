@@ -24,6 +24,26 @@ export async function staticFile(body: Buffer, type: string, compressible: boole
   return { body, type, gzipped: compressible && body.byteLength > 1024 ? await compressGzip(body, { level: 9 }) : undefined };
 }
 
+/**
+ * Loads each file once by `load` (undefined: no such file): first requests that arrive together
+ * share one read and one gzip; a missing file or a failed read is tried again by the next request.
+ */
+export function staticFiles(load: (name: string) => Promise<StaticFile | undefined>): (name: string) => Promise<StaticFile | undefined> {
+  const files = new Map<string, Promise<StaticFile | undefined>>();
+  return (name) => {
+    let file = files.get(name);
+    if (file === undefined) {
+      file = load(name);
+      files.set(name, file);
+      file.then(
+        (found) => void (found === undefined && files.delete(name)),
+        () => files.delete(name),
+      );
+    }
+    return file;
+  };
+}
+
 /** The 200 of `file` for a GET or HEAD, gzipped when asked, with `headers` added. */
 export function sendStatic(request: Request, file: StaticFile, headers: Record<string, string>): Response {
   const gzip = file.gzipped !== undefined && acceptsGzip(request.headers.get('accept-encoding'));

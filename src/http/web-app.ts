@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { HttpError } from './responses.ts';
-import { sendStatic as send, staticFile, type StaticFile } from './static-file.ts';
+import { sendStatic as send, staticFile, staticFiles } from './static-file.ts';
 
 /**
  * Serves the built web app (scripts/build-web.mjs → dist/web) from the server process itself:
@@ -52,11 +52,7 @@ const shellHeaders = {
 export function createWebApp(dir: string): WebApp {
   // Built files never change under a running server (a build is followed by a restart: `npm start`
   // builds first), so each is read once. Only files that exist are kept: the map is bounded by the folder.
-  const loaded = new Map<string, StaticFile>();
-
-  async function load(relative: string): Promise<StaticFile | undefined> {
-    const cached = loaded.get(relative);
-    if (cached) return cached;
+  const load = staticFiles(async (relative) => {
     let body: Buffer;
     try {
       body = await readFile(path.join(dir, relative));
@@ -65,10 +61,8 @@ export function createWebApp(dir: string): WebApp {
       throw error;
     }
     const extension = path.extname(relative).toLowerCase();
-    const file = await staticFile(body, contentTypes[extension] ?? 'application/octet-stream', compressible.has(extension));
-    loaded.set(relative, file);
-    return file;
-  }
+    return staticFile(body, contentTypes[extension] ?? 'application/octet-stream', compressible.has(extension));
+  });
 
   async function shell(request: Request): Promise<Response> {
     const file = await load('index.html');

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Response } from '@whatwg-node/fetch';
-import { HttpError, jsonText } from '../../http/responses.ts';
-import { sendStatic, staticFile, type StaticFile } from '../../http/static-file.ts';
+import { HttpError } from '../../http/responses.ts';
+import { sendStatic, staticFile, staticFiles } from '../../http/static-file.ts';
+import { matchesEtag } from '../feed-bodies.ts';
 import { projectRoot } from '../../paths.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 
@@ -27,11 +29,11 @@ export const docsPath = '/api/docs';
  * The Swagger UI files the page loads (the bundle is 1.7 MB, 0.46 MB gzipped), and the starter
  * script of ours (no inline script under the CSP).
  */
-const assets: Record<string, { type: string; compressible: boolean }> = {
-  'swagger-ui.css': { type: 'text/css; charset=utf-8', compressible: true },
-  'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', compressible: true },
-  'favicon-32x32.png': { type: 'image/png', compressible: false },
-};
+const assets = new Map([
+  ['swagger-ui.css', { type: 'text/css; charset=utf-8', compressible: true }],
+  ['swagger-ui-bundle.js', { type: 'text/javascript; charset=utf-8', compressible: true }],
+  ['favicon-32x32.png', { type: 'image/png', compressible: false }],
+]);
 const starterName = 'start.js';
 const starter = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({ url: '${openApiPath}', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });
@@ -66,22 +68,18 @@ const pageHeaders = {
 };
 
 export function createApiDescription(): ApiDescription {
-  let document: Promise<string> | undefined;
-  const files = new Map<string, Promise<StaticFile>>();
   const swaggerDir = () => path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-
-  const documentText = () =>
-    (document ??= readFile(path.join(projectRoot, 'package.json'), 'utf8').then((text) => JSON.stringify(buildOpenApiDocument((JSON.parse(text) as { version: string }).version))));
-
-  const asset = (name: string, { type, compressible }: { type: string; compressible: boolean }): Promise<StaticFile> => {
-    let file = files.get(name);
-    if (file === undefined) {
-      file = readFile(path.join(swaggerDir(), name)).then((body) => staticFile(body, type, compressible));
-      files.set(name, file);
-      file.catch(() => files.delete(name));
+  /** The document (under the name of its path) and Swagger UI's files, each read and gzipped once. */
+  const file = staticFiles(async (name) => {
+    if (name === openApiPath) {
+      const { version } = JSON.parse(await readFile(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+      return staticFile(Buffer.from(JSON.stringify(buildOpenApiDocument(version))), 'application/json; charset=utf-8', true);
     }
-    return file;
-  };
+    const asset = assets.get(name);
+    return asset && staticFile(await readFile(path.join(swaggerDir(), name)), asset.type, asset.compressible);
+  });
+  /** The document's ETag: its digest, made with it. */
+  let documentTag: string | undefined;
 
   return {
     route(pathname) {
@@ -89,14 +87,19 @@ export function createApiDescription(): ApiDescription {
       return pathname.startsWith(`${docsPath}/`) ? `${docsPath}/*` : undefined;
     },
     async respond(request, pathname) {
-      if (pathname === openApiPath) return jsonText(200, await documentText(), { 'cache-control': 'no-cache' });
+      if (pathname === openApiPath) {
+        const document = (await file(openApiPath))!;
+        documentTag ??= `"openapi-${createHash('sha256').update(document.body).digest('base64url').slice(0, 22)}"`;
+        if (matchesEtag(request.headers.get('if-none-match'), documentTag)) return new Response(null, { status: 304, headers: { etag: documentTag } });
+        return sendStatic(request, document, { 'cache-control': 'no-cache', etag: documentTag });
+      }
       if (pathname === docsPath) return new Response(page, { status: 200, headers: pageHeaders });
       const name = pathname.slice(docsPath.length + 1);
       if (name === starterName) return new Response(starter, { status: 200, headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' } });
-      const kind = assets[name];
-      if (kind === undefined) throw new HttpError(404, `no such file: ${docsPath}/${name.slice(0, 200)}`);
+      const asset = assets.has(name) ? await file(name) : undefined;
+      if (asset === undefined) throw new HttpError(404, `no such file: ${docsPath}/${name.slice(0, 200)}`);
       // Cached for a day: swagger-ui-dist's files change only with a new release of the server.
-      return sendStatic(request, await asset(name, kind), { 'cache-control': 'public, max-age=86400' });
+      return sendStatic(request, asset, { 'cache-control': 'public, max-age=86400' });
     },
   };
 }

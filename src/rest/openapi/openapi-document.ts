@@ -143,7 +143,8 @@ const operations: Record<string, OperationSpec> = {
   'GET /api/openapi.json': {
     summary: 'This document',
     tag: 'API description',
-    responses: { 200: { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } } } },
+    parameters: [ifNoneMatch],
+    responses: { 200: { description: 'OpenAPI 3.1.', content: { 'application/json': { schema: { type: 'object' } } }, headers: etag }, 304: notModified },
   },
   'GET /api/docs': {
     summary: 'A readable reference of this document (Swagger UI, served offline)',
