@@ -19,8 +19,12 @@ export interface Metrics {
   /** The registry `/metrics` shows (undefined when metrics are off). */
   readonly registry: Registry | undefined;
   httpRequest(props: { method: string; route: string; status: number; seconds: number }): void;
-  /** An operation Yoga ran for a /graphql request (the REST facade's own operations are counted as HTTP requests). */
-  graphqlOperation(props: { operationName: string | null | undefined; outcome: GraphQLOutcome }): void;
+  /**
+   * An operation Yoga ran for a /graphql request (the REST facade's own operations are counted as
+   * HTTP requests). `listName`: whether a name not seen yet may get a label of its own — only for
+   * a caller with a token or a session, so that nobody without one can use up the names.
+   */
+  graphqlOperation(props: { operationName: string | null | undefined; outcome: GraphQLOutcome; listName: boolean }): void;
   /** A take refused by a rate limit (src/http/rate-limit.ts), by the limit's name. */
   rateLimitRefused(limit: string): void;
   /** A job run: its end, how long it ran, and how long after its due time it started (undefined when unknown). */
@@ -84,12 +88,12 @@ export function createMetrics(): Metrics {
   new Gauge({ name: 'airdate_feed_snapshot_episodes', help: 'Episodes held by the kept library snapshots together (bounded; least recently read account dropped first).', registers, collect() { this.set(keptSnapshots().episodes); } });
 
   const operationNames = new Set<string>();
-  /** The label of a client's operation name: its own while fewer than maxOperationNames are known. */
-  const operationLabel = (name: string | null | undefined): string => {
+  /** The label of a client's operation name: its own once listed, listed while fewer than maxOperationNames are. */
+  const operationLabel = (name: string | null | undefined, listName: boolean): string => {
     if (name === null || name === undefined || name === '') return '(anonymous)';
     if (!operationNamePattern.test(name)) return '(invalid)';
     if (operationNames.has(name)) return name;
-    if (operationNames.size >= maxOperationNames) return '(other)';
+    if (!listName || operationNames.size >= maxOperationNames) return '(other)';
     operationNames.add(name);
     return name;
   };
@@ -101,8 +105,8 @@ export function createMetrics(): Metrics {
       httpRequests.inc(labels);
       httpDuration.observe(labels, seconds);
     },
-    graphqlOperation({ operationName, outcome }) {
-      graphqlOperations.inc({ operation: operationLabel(operationName), outcome });
+    graphqlOperation({ operationName, outcome, listName }) {
+      graphqlOperations.inc({ operation: operationLabel(operationName, listName), outcome });
     },
     rateLimitRefused(limit) {
       rateLimitRefusals.inc({ limit });
