@@ -11,7 +11,7 @@ import { createApiDescription } from './rest/openapi/api-description.ts';
 import { errorResponse, HttpError, json } from './http/responses.ts';
 import { quotedPath } from './http/request-target.ts';
 import { createLogger, withLogContext, type LogContext, type Logger } from './log.ts';
-import { createMetrics, noMetrics, type Metrics } from './metrics/metrics.ts';
+import { createMetrics, noMetrics } from './metrics/metrics.ts';
 import { createMetricsHandler, metricsPath } from './metrics/metrics-endpoint.ts';
 import { requestIdOf, withRequestId } from './http/request-id.ts';
 import { createMachineHandlers, type MachineHandler } from './rest/machine-routes.ts';
@@ -43,8 +43,6 @@ export interface App {
   /** Stops the job system (draining running jobs), then closes the database. */
   close(): Promise<void>;
   logger: Logger;
-  /** What the app counts; `metrics.registry` is undefined when AIRDATE_METRICS is off. */
-  metrics: Metrics;
   /** `GET /metrics` (answered by `fetch` too, unless AIRDATE_METRICS_PORT gives metrics a port of their own). */
   serveMetrics(request: Request): Promise<Response>;
   /** The job system: every role queues jobs; `main.ts` starts running them in worker roles. */
@@ -223,16 +221,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   return {
     logger,
-    metrics,
     serveMetrics,
     jobs,
     fetch(request, context = {}) {
       const started = performance.now();
-      const logContext: LogContext = { reqId: requestIdOf(request) };
+      const reqId = requestIdOf(request);
+      const logContext: LogContext = { reqId };
       const exchange: Exchange = { route: unmatchedRoute, accountId: undefined };
       // Every line logged while answering, and every job queued, carries the request's id.
       return withLogContext(logContext, async () => {
-        const response = withRequestId(await answer(request, context, exchange), logContext.reqId!);
+        const response = withRequestId(await answer(request, context, exchange), reqId);
         const seconds = (performance.now() - started) / 1000;
         metrics.httpRequest({ method: request.method, route: exchange.route, status: response.status, seconds });
         // The access line: the route template, never the URL (a calendar's ?token= lives there).

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Response } from '@whatwg-node/fetch';
+import { createServerAdapter } from '@whatwg-node/server';
 import { errorResponse } from '../http/responses.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -36,23 +37,10 @@ const digest = (text: string): Buffer => createHash('sha256').update(text).diges
  * nothing else, so the port can be opened to a Prometheus server without opening the app.
  */
 export function createMetricsServer(handler: (request: Request) => Promise<Response>): Server {
-  return createServer((request, response) => {
-    const path = (request.url ?? '').split('?')[0];
-    const method = request.method ?? 'GET';
-    const answer = async (): Promise<Response> => {
-      if (path !== metricsPath) return errorResponse(404, 'this port serves /metrics only');
-      if (method !== 'GET' && method !== 'HEAD') return errorResponse(405, `method ${method} is not allowed here; use GET, HEAD`, { allow: 'GET, HEAD' });
-      const headers = new Headers();
-      const authorization = request.headers.authorization;
-      if (authorization !== undefined) headers.set('authorization', authorization);
-      return handler(new Request(`http://metrics${metricsPath}`, { method, headers }));
-    };
-    void answer()
-      .catch(() => errorResponse(500, 'internal server error'))
-      .then(async (answered) => {
-        const body = Buffer.from(await answered.arrayBuffer());
-        response.writeHead(answered.status, { ...Object.fromEntries(answered.headers), 'content-length': body.byteLength });
-        response.end(method === 'HEAD' ? undefined : body);
-      });
-  });
+  return createServer(
+    createServerAdapter(async (request: Request) => {
+      if (new URL(request.url).pathname !== metricsPath) return errorResponse(404, 'this port serves /metrics only');
+      return handler(request);
+    }),
+  );
 }
