@@ -101,3 +101,8 @@ export class SessionRequiredError extends AppError {
     super('this operation needs a signed-in session, not an API token');
   }
 }
+
+/** The message of anything thrown (an Error's message, else its text). */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

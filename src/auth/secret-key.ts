@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
+import { syncFolder } from '../durable-files.ts';
 
 /** Raised when the secret key is missing, unreadable or malformed. */
 export class SecretKeyError extends Error {
@@ -94,19 +95,6 @@ function createKeyFile(file: string): Buffer {
   }
 }
 
-/** Makes the new directory entry durable, so a power cut right after first start keeps the key. */
-function syncFolder(folder: string): void {
-  try {
-    const descriptor = openSync(folder, 'r');
-    try {
-      fsyncSync(descriptor);
-    } finally {
-      closeSync(descriptor);
-    }
-  } catch {
-    // Some platforms (Windows) cannot open or fsync a folder; the file itself is already synced.
-  }
-}
 
 function isErrno(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as NodeJS.ErrnoException).code === code;

@@ -39,7 +39,7 @@ export interface FollowChange {
 }
 
 /** `missing`: the item does not exist (nothing written); `unchanged`: it already had this state. */
-export type WriteOutcome = 'changed' | 'unchanged' | 'missing';
+type WriteOutcome = 'changed' | 'unchanged' | 'missing';
 
 /** A write's outcome and, when it changed something, the account's feed version it committed. */
 export interface WriteResult {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, linkSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ConflictError, InputError } from '../errors.ts';
+import { fsyncFile, syncFolder } from '../durable-files.ts';
+import { ConflictError, InputError, messageOf } from '../errors.ts';
 import { readMigrations, sqliteMigrationsDir } from './migrate.ts';
 
 /** What `airdate backup` prints (one JSON line). */
@@ -42,7 +43,7 @@ export function backupSqlite(props: { source: string; target: string; force: boo
     } finally {
       source?.close();
     }
-    fsyncPath(temporary);
+    fsyncFile(temporary);
     let migration: string | null;
     try {
       migration = checkAirdateDatabase(temporary).at(-1) ?? null;
@@ -93,20 +94,7 @@ function placeFile(temporary: string, target: string, replace: boolean): void {
       throw error;
     }
   }
-  fsyncPath(path.dirname(target));
-}
-
-/**
- * Flushes a file's contents (VACUUM INTO does not sync the file it writes) or a folder's entries
- * (so a rename survives a power loss) to the disk. A read-only descriptor is enough for fsync.
- */
-export function fsyncPath(target: string): void {
-  const descriptor = openSync(target, 'r');
-  try {
-    fsyncSync(descriptor);
-  } finally {
-    closeSync(descriptor);
-  }
+  syncFolder(path.dirname(target));
 }
 
 /**
@@ -147,8 +135,4 @@ export function checkAirdateDatabase(file: string): string[] {
   } finally {
     database.close();
   }
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

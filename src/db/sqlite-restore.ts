@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ConflictError, InputError } from '../errors.ts';
+import { fsyncFile, syncFolder } from '../durable-files.ts';
+import { ConflictError, InputError, messageOf } from '../errors.ts';
 import { migrateSqlite } from './migrate.ts';
-import { checkAirdateDatabase, fsyncPath, messageOf, temporaryName } from './sqlite-backup.ts';
+import { checkAirdateDatabase, temporaryName } from './sqlite-backup.ts';
 
 /** What `airdate restore` prints (one JSON line). */
 export interface RestoreResult {
@@ -65,10 +66,10 @@ export function restoreSqlite(props: { from: string; target: string }): RestoreR
     const migrationsApplied = migrateSqlite(temporary);
     // migrateSqlite's connection was the copy's only one: closing it folded its WAL back in.
     for (const suffix of sidecars) rmSync(`${temporary}${suffix}`, { force: true });
-    fsyncPath(temporary);
+    fsyncFile(temporary);
     const previous = lock ? setAside(target, lock) : null;
     renameSync(temporary, target);
-    fsyncPath(folder);
+    syncFolder(folder);
     return { file: target, from, previous, migrationsApplied, durationMs: Math.round(performance.now() - started) };
   } finally {
     // Releases the lock; its file has the before-restore name by now.

@@ -4,6 +4,7 @@ import { Agenda, type AgendaBackend, type NotificationChannel } from 'agenda';
 import { postgresJobsPool } from '../db/client.ts';
 import { createPostgresJobBackend } from './postgres-job-backend.ts';
 import { createSqlJobBackend } from './sql-backend.ts';
+import { messageOf } from '../errors.ts';
 
 /** Options of `createAgenda`. */
 export interface CreateAgendaProps {
@@ -91,7 +92,7 @@ function retryingConnect(backend: AgendaBackend, failure: string, onError: (erro
         await backend.connect();
         return;
       } catch (error) {
-        onError(new Error(`${failure} (trying again in ${waitMs} ms): ${error instanceof Error ? error.message : String(error)}`));
+        onError(new Error(`${failure} (trying again in ${waitMs} ms): ${messageOf(error)}`));
         await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
       }
     }

@@ -7,6 +7,9 @@ import { toJobId, type JobParameters } from 'agenda';
  */
 
 /** An AgendaJob row as raw queries return it (BIGINT may come back as bigint, number or string). */
+/** The form of the job ids Agenda's PostgreSQL backend uses (a UUID). */
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface AgendaJobRow {
   id: string;
   name: string;

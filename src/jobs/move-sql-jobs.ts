@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { rowToJob, tagDates, type AgendaJobRow } from './job-row.ts';
+import { rowToJob, tagDates, uuidPattern, type AgendaJobRow } from './job-row.ts';
+import { messageOf } from '../errors.ts';
 
 /** What `moveSqlJobs` did. */
 export interface MovedJobs {
@@ -41,8 +42,6 @@ const columns = [
 ] as const;
 
 type Column = (typeof columns)[number][0];
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A number column's value, or null when the old row held something else. */
 const finite = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
@@ -108,7 +107,8 @@ export async function moveSqlJobs(client: pg.PoolClient | pg.Client, table: stri
     await client.query('COMMIT');
     return { moved, skipped: rows.length - moved };
   } catch (error) {
-    await client.query('ROLLBACK');
-    throw new Error(`moving the jobs of the former job store ("AgendaJob") to "${table}" failed; nothing was moved: ${error instanceof Error ? error.message : String(error)}`);
+    // A broken connection fails the ROLLBACK too (and rolls back by closing): the first error is the cause.
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw new Error(`moving the jobs of the former job store ("AgendaJob") to "${table}" failed; nothing was moved: ${messageOf(error)}`);
   }
 }

@@ -2,13 +2,14 @@ import { createRequire } from 'node:module';
 import type * as PostgresBackendModule from '@agendajs/postgres-backend';
 import type { AgendaBackend, JobParameters, JobRepository, JobsQueryOptions, RemoveJobsOptions } from 'agenda';
 import type pg from 'pg';
-import { tagDates, uniqueKeyFor, untagDates } from './job-row.ts';
+import { tagDates, uniqueKeyFor, untagDates, uuidPattern } from './job-row.ts';
 import { moveSqlJobs } from './move-sql-jobs.ts';
+import { messageOf } from '../errors.ts';
 
 /** The table @agendajs/postgres-backend keeps Airdate's jobs in (created by the backend itself). */
 export const postgresJobsTable = 'airdate_jobs';
 /** The LISTEN/NOTIFY channel instances tell each other of saved jobs on (per database). */
-export const postgresJobsChannel = 'airdate_jobs';
+const postgresJobsChannel = 'airdate_jobs';
 
 /**
  * Advisory lock key (any constant bigint) held while one process creates or updates the jobs
@@ -36,7 +37,7 @@ export function createPostgresJobBackend(pool: pg.Pool, onError: (error: Error) 
   if (channel) {
     // The channel emits 'error' when its LISTEN connection breaks (a PostgreSQL restart) and then
     // reconnects on its own; an EventEmitter's 'error' nobody listens to would end the process.
-    channel.on('error', (error: unknown) => onError(new Error(`job notifications (LISTEN): ${error instanceof Error ? error.message : String(error)}`)));
+    channel.on('error', (error: unknown) => onError(new Error(`job notifications (LISTEN): ${messageOf(error)}`)));
     // Agenda's start() connects the channel (a second LISTEN connection if it was already
     // connected); a process that only queues connects it itself (scheduler.ts), so connecting
     // an already connected channel does nothing here.
@@ -120,8 +121,6 @@ function oneUniqueJobAtATime(repository: JobRepository, pool: pg.Pool, onClient:
   };
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * `repository` with Dates in job data kept as Dates, as the MongoDB and SQLite stores keep them:
  * the backend stores data as jsonb through JSON.stringify, which would give them back as strings.
@@ -130,7 +129,7 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  * same way. An id that is not a UUID names no job (the backend would fail on the uuid cast).
  * `saveJob` is the save to use (the repository's, or `oneUniqueJobAtATime`'s).
  */
-export function keepingDates(repository: JobRepository, saveJob: JobRepository['saveJob'] = (job, options) => repository.saveJob(job, options)): JobRepository {
+function keepingDates(repository: JobRepository, saveJob: JobRepository['saveJob'] = (job, options) => repository.saveJob(job, options)): JobRepository {
   const readJob = <T extends JobParameters | null | undefined>(job: T): T => (job ? { ...job, data: untagDates(job.data) } : job);
   const filter = <T extends JobsQueryOptions | RemoveJobsOptions>(options: T): T => (options.data === undefined ? options : { ...options, data: tagDates(options.data) });
   return {

@@ -246,7 +246,7 @@ describe('airdate restore', () => {
     }
   });
 
-  it('refuses a missing, non-SQLite, damaged, non-Airdate or newer backup and an unusable data folder with one line, exit 2, nothing changed', async () => {
+  it('refuses a missing, non-SQLite, damaged, non-Airdate, edited or newer backup and an unusable data folder with one line, exit 2, nothing changed', async () => {
     const { backupFile } = await someBackup();
     const folder = await restoredFolder(backupFile);
     const before = folderState(folder);
@@ -261,8 +261,15 @@ describe('airdate restore', () => {
     new Database(foreign).exec('CREATE TABLE notes (body TEXT)').close();
     const newer = file('newer.db', readFileSync(backupFile));
     new Database(newer).exec(`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES ('x', 'y', '2999-01-01', '29991231000000_future', '2999-01-01', 1)`).close();
+    // A migration this version knows, recorded with other content (an edited migration, a fork's).
+    const edited = file('edited.db', readFileSync(backupFile));
+    const editedDatabase = new Database(edited);
+    const { name: firstMigration } = editedDatabase.prepare(`SELECT migration_name AS name FROM "_prisma_migrations" ORDER BY migration_name LIMIT 1`).get() as { name: string };
+    editedDatabase.prepare(`UPDATE "_prisma_migrations" SET checksum = 'x' WHERE migration_name = ?`).run(firstMigration);
+    editedDatabase.close();
     const cases: [string, RegExp][] = [
       [path.join(scratch, 'missing.db'), /^airdate: no file .*missing\.db$/],
+      [edited, new RegExp(`records migration ${firstMigration} with a different content than this version's$`)],
       [scratch, /is not a file$/],
       [file('text.db', 'not a database\n'.repeat(500)), /not a usable SQLite database: file is not a database$/],
       [file('damaged.db', damaged), /is (damaged \(integrity_check: .+\)|not a usable SQLite database: .+)$/],

@@ -30,7 +30,9 @@ describe('PostgreSQL job store: its own promises', () => {
     expect(rows).toEqual([{ data: { at: { $date: Date.parse('2030-01-01T00:00:00Z') } } }]);
     expect((await storedJob(agenda, job.attrs._id))?.data).toEqual({ at: new Date('2030-01-01T00:00:00Z') });
     expect(await db().$queryRaw<{ count: bigint }[]>`SELECT COUNT(*) AS count FROM "AgendaJob"`).toEqual([{ count: 0n }]);
-    expect(postgresJobsPool()?.options.max).toBe(jobsPoolSize);
+    // The backend works on the jobs' own pool (not Prisma's), within its size.
+    expect(postgresJobsPool()!.totalCount).toBeGreaterThan(0);
+    expect(postgresJobsPool()!.totalCount).toBeLessThanOrEqual(jobsPoolSize);
   });
 
   it('simultaneous insertOnly saves of a unique job from two instances make one job, and all get its id', async () => {
@@ -71,7 +73,7 @@ describe('PostgreSQL job store: its own promises', () => {
     }
     latencies.sort((a, b) => a - b);
     console.log(`saved on one instance → started on another: p50 ${latencies[10]!.toFixed(1)} ms, max ${latencies[19]!.toFixed(1)} ms (20 jobs)`);
-    expect(latencies[19]).toBeLessThan(5_000);
+    // Each run was awaited for at most 5 s above, against a poll every 60 s: a notification started it.
     await notificationChannelOf(producer)!.disconnect();
   });
 
