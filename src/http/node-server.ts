@@ -77,8 +77,9 @@ export function createHttpServer(app: ServedApp, limits: HttpLimits = httpLimits
 
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     const error = 'CONNECT is not served: Airdate is not a proxy';
-    logger.info(`refused CONNECT: ${error}`);
-    answerOnSocket(socket, 400, error, limits.refusedLingerMs);
+    const reqId = requestIdFrom(undefined);
+    logger.info({ reqId }, `refused CONNECT: ${error}`);
+    answerOnSocket(socket, 400, error, limits.refusedLingerMs, reqId);
   });
 
   /** Connections already answered: the parser reports its error again for every further chunk. */
@@ -98,8 +99,9 @@ export function createHttpServer(app: ServedApp, limits: HttpLimits = httpLimits
     // writes for it finds the connection ended and is dropped.
     if (receiving?.response.headersSent) return drop();
     answered.add(socket);
-    logger.info(`refused a request Node's HTTP parser could not take (${error.code ?? 'no code'}): ${status} ${message}`);
-    const answer = () => answerOnSocket(socket, status, message, limits.refusedLingerMs);
+    const reqId = requestIdFrom(undefined);
+    logger.info({ reqId }, `refused a request Node's HTTP parser could not take (${error.code ?? 'no code'}): ${status} ${message}`);
+    const answer = () => answerOnSocket(socket, status, message, limits.refusedLingerMs, reqId);
     if (receiving || underWay.length === 0) return answer();
     // The error is in a request pipelined after complete ones still being answered: those
     // answers go first, in order, then this one.
@@ -146,16 +148,16 @@ function sendError(response: ServerResponse, status: number, message: string, re
 }
 
 /**
- * Writes a whole response on a connection Node's HTTP layer no longer manages and closes it. It
- * is ended (FIN after the answer) rather than destroyed, and destroyed only after a short
- * linger: closing with the rest of the client's request unread would reset the connection, and
- * the client could lose the answer.
+ * Writes a whole response (with the request id its log line carries) on a connection Node's HTTP
+ * layer no longer manages and closes it. It is ended (FIN after the answer) rather than destroyed,
+ * and destroyed only after a short linger: closing with the rest of the client's request unread
+ * would reset the connection, and the client could lose the answer.
  */
-function answerOnSocket(socket: Duplex, status: number, message: string, lingerMs: number): void {
+function answerOnSocket(socket: Duplex, status: number, message: string, lingerMs: number, reqId: string): void {
   const body = JSON.stringify({ error: message });
   const head =
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${jsonType}\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\n${requestIdHeader}: ${requestIdFrom(undefined)}\r\nconnection: close\r\n\r\n`;
+    `content-length: ${Buffer.byteLength(body)}\r\n${requestIdHeader}: ${reqId}\r\nconnection: close\r\n\r\n`;
   socket.end(head + body);
   setTimeout(() => socket.destroy(), lingerMs).unref();
 }

@@ -183,6 +183,9 @@ describe("requests Node's HTTP parser refuses (clientError)", () => {
       const response = await exchange(bytes);
       expectRefusal(response, status, message);
       expect(response.headers.connection).toBe('close');
+      // The refusal's log line carries the id the answer gave the client.
+      const logged = infos.mock.calls.filter((args: unknown[]) => String(args.at(-1)).startsWith("refused a request Node's HTTP parser could not take")).at(-1);
+      expect((logged?.[0] as { reqId?: string } | undefined)?.reqId, String(bytes).slice(0, 40)).toBe(response.headers['x-request-id']);
     }
     expectLoggedAtInfo(/refused a request Node's HTTP parser could not take \(HPE_HEADER_OVERFLOW\): 431/);
     await expectHealthy();
