@@ -134,11 +134,12 @@ export function createOidcClient(
       } catch (error) {
         throw refusal(error);
       }
-      // A `sub` is at most 255 characters; a longer one, or one with control characters (PostgreSQL
-      // cannot store a NUL), is refused here on every database instead of failing at the insert.
-      if ([...claims.sub].length > subjectMaxChars || /\p{Cc}/u.test(claims.sub)) {
+      // A `sub` is 1 to 255 characters. An empty one would make every such person one identity; a
+      // longer one, or one with control characters (PostgreSQL cannot store a NUL), is refused here
+      // on every database instead of failing at the insert.
+      if (claims.sub === '' || [...claims.sub].length > subjectMaxChars || /\p{Cc}/u.test(claims.sub)) {
         throw new OidcError(
-          `the identity provider sent an identity Airdate cannot use (a "sub" claim over ${subjectMaxChars} characters or with control characters); ask your administrator`,
+          `the identity provider sent an identity Airdate cannot use (its "sub" claim is empty, over ${subjectMaxChars} characters or holds control characters); ask your administrator`,
         );
       }
       let profile: Record<string, unknown> = claims;

@@ -251,6 +251,11 @@ describe('a provider gone wrong after the code was spent ends on the sign-in pag
       /^the identity provider sent an identity Airdate cannot use/,
     ],
     [
+      'a properly signed ID token whose sub is empty',
+      replaceIdToken((claims) => signJwt({ kid: provider.keyId }, { ...claims, sub: '' }, provider.signingKey)),
+      /^the identity provider sent an identity Airdate cannot use/,
+    ],
+    [
       'a properly signed ID token whose sub holds a NUL character',
       replaceIdToken((claims) => signJwt({ kid: provider.keyId }, { ...claims, sub: 'a\u0000b' }, provider.signingKey)),
       /^the identity provider sent an identity Airdate cannot use/,
