@@ -1,7 +1,7 @@
 import * as client from 'openid-client';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { oidcTimes } from '../limits.ts';
+import { oidcLengths, oidcTimes } from '../limits.ts';
 import { isLoopbackHttp } from './oidc-issuer.ts';
 
 /** OpenID Connect settings (config.web.oidc), present when AIRDATE_OIDC_ISSUER is set. */
@@ -29,9 +29,6 @@ export interface VerifiedIdentity {
   preferredUsername: string | undefined;
   email: string | undefined;
 }
-
-/** The longest `sub` OpenID Connect allows (Core 1.0, section 2); Airdate stores it with the issuer. */
-const subjectMaxChars = 255;
 
 /**
  * The relying party for one provider (openid-client v6): authorization code flow with PKCE (S256),
@@ -137,9 +134,9 @@ export function createOidcClient(
       // A `sub` is 1 to 255 characters. An empty one would make every such person one identity; a
       // longer one, or one with control characters (PostgreSQL cannot store a NUL), is refused here
       // on every database instead of failing at the insert.
-      if (claims.sub === '' || [...claims.sub].length > subjectMaxChars || /\p{Cc}/u.test(claims.sub)) {
+      if (claims.sub === '' || [...claims.sub].length > oidcLengths.subjectChars || /\p{Cc}/u.test(claims.sub)) {
         throw new OidcError(
-          `the identity provider sent an identity Airdate cannot use (its "sub" claim is empty, over ${subjectMaxChars} characters or holds control characters); ask your administrator`,
+          `the identity provider sent an identity Airdate cannot use (its "sub" claim is empty, over ${oidcLengths.subjectChars} characters or holds control characters); ask your administrator`,
         );
       }
       let profile: Record<string, unknown> = claims;
