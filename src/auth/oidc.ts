@@ -35,9 +35,9 @@ export interface VerifiedIdentity {
  * state and nonce, and the ID token's signature checked against the provider's published keys
  * (openid-client's enableNonRepudiationChecks: its `jwks_uri`, cached, re-read when older than five
  * minutes or when a token names a key the cached set lacks and it is over a minute old). The
- * library's default for the code flow trusts the token endpoint's TLS instead; checking the
- * signature as well means that only the holder of the provider's signing keys can sign anyone in,
- * whatever answers at the token endpoint's address (docs/oidc.md). Only asymmetric
+ * library's default for the code flow trusts the token endpoint's TLS instead; with the signature
+ * checked as well, a token made or altered by whatever answers at the token endpoint's address signs
+ * nobody in unless the provider's published keys are replaced too (docs/oidc.md). Only asymmetric
  * signatures are accepted (RS, PS, ES, EdDSA): an ID token signed with the client secret (HS256) is
  * refused. The discovery document is fetched once and kept; while the provider cannot be
  * reached the server runs on, and each sign-in attempt (at most one per
