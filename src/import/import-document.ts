@@ -112,7 +112,7 @@ export interface ImportSkip {
   reason: string;
 }
 
-export type ImportSource = 'trakt' | 'simkl' | 'tvtime' | 'airdate' | 'grouvee' | 'letterboxd';
+export type ImportSource = 'trakt' | 'simkl' | 'tvtime' | 'airdate' | 'grouvee' | 'letterboxd' | 'imdb';
 
 /** What the person chose at import that changes how files are read (the same for every source). */
 export interface ImportReadOptions {

@@ -1,6 +1,7 @@
 import type { EntryFilter, UploadedFile } from './expand-uploads.ts';
 import type { ImportDocument, ImportReadOptions, ImportSource } from './import-document.ts';
 import { parseAirdateExport } from './parse-airdate.ts';
+import { imdbWantsEntry, parseImdbFile } from './parse-imdb.ts';
 import { grouveeWantsEntry, parseGrouveeFile } from './parse-grouvee.ts';
 import { letterboxdWantsEntry, parseLetterboxdFiles } from './parse-letterboxd.ts';
 import { parseSimklFile, simklWantsEntry } from './parse-simkl.ts';
@@ -52,6 +53,8 @@ const parsers: Partial<Record<ImportSource, ImportParser>> = {
   grouvee: fileByFile(grouveeWantsEntry, parseGrouveeFile),
   // Letterboxd's files name one film each in their own way (diary URIs are the entries'): one document.
   letterboxd: { wantsEntry: letterboxdWantsEntry, parse: (files) => parseLetterboxdFiles([...files]) },
+  // IMDb's ratings, watchlist and list exports (one CSV each; titles by their IMDb id).
+  imdb: fileByFile(imdbWantsEntry, parseImdbFile),
   // This service's own export (one JSON document per file; zipped copies work too).
   airdate: fileByFile((baseName) => baseName.toLowerCase().endsWith('.json'), parseAirdateExport),
 };

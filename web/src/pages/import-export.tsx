@@ -56,7 +56,7 @@ const AccountZone = graphql(`
 `);
 
 export type ImportSummary = Extract<ResultOf<typeof ImportLibrary>['importLibrary'], { __typename: 'MutationImportLibrarySuccess' }>['data'];
-type Source = 'TRAKT' | 'TVTIME' | 'SIMKL' | 'LETTERBOXD' | 'GROUVEE' | 'AIRDATE';
+type Source = 'TRAKT' | 'TVTIME' | 'SIMKL' | 'LETTERBOXD' | 'GROUVEE' | 'IMDB' | 'AIRDATE';
 
 /** Every ImportSource, with what its export file is called there. */
 const sources: { value: Source; label: string }[] = [
@@ -65,6 +65,7 @@ const sources: { value: Source; label: string }[] = [
   { value: 'SIMKL', label: 'Simkl (JSON or CSV backup)' },
   { value: 'LETTERBOXD', label: 'Letterboxd (CSV export)' },
   { value: 'GROUVEE', label: 'Grouvee (collection CSV)' },
+  { value: 'IMDB', label: 'IMDb (ratings, watchlist or list CSV)' },
   { value: 'AIRDATE', label: 'Airdate (an export of this or another Airdate)' },
 ];
 
