@@ -124,14 +124,16 @@ function newItem(kind: Exclude<ImdbTitleKind, 'other'>, imdb: string, title: str
 /** What the report says of how the file was read. */
 function readingNotes(kind: FileKind, counts: { rated: number; ratedShows: number; undatedRatings: number; followed: number }): string[] {
   const titles = (count: number) => `${count} ${count === 1 ? 'title' : 'titles'}`;
+  const rated = (count: number) => `${count} rated ${count === 1 ? 'title is' : 'titles are'}`;
   const notes: string[] = [];
   if (counts.rated > 0) {
     notes.push(
-      `Date Rated is the only date the file has: ${titles(counts.rated - counts.ratedShows - counts.undatedRatings)} rated are recorded watched on the day they were rated `
+      `Date Rated is the only date the file has: ${rated(counts.rated - counts.ratedShows - counts.undatedRatings)} recorded watched on the day they were rated `
       + '(at 12:00 UTC, marked estimated: the viewing was then or before); the ratings themselves are not stored',
     );
   }
-  if (counts.undatedRatings > 0) notes.push(`${titles(counts.undatedRatings)} rated without a Date Rated are marked watched without a date`);
+  const undated = counts.undatedRatings;
+  if (undated > 0) notes.push(`${undated} rated ${undated === 1 ? 'title has' : 'titles have'} no Date Rated: marked watched without a date`);
   if (counts.ratedShows > 0) notes.push(`${counts.ratedShows} rated ${counts.ratedShows === 1 ? 'show is' : 'shows are'} followed: the file does not say which episodes were watched`);
   if (counts.followed > 0) notes.push(`${titles(counts.followed)} ${kind === 'watchlist' ? 'of the watchlist' : kind === 'list' ? 'of the list' : 'without a rating'} followed, not watched`);
   return notes;

@@ -133,7 +133,7 @@ describe('IMDb exports (parser)', () => {
     expect(byReason(/not stored/)).toHaveLength(2_950);
     expect(byReason(/not stored/)[1]).toEqual({ item: 'The Thing (1982) (ratings.csv line 3)', reason: 'rating 2/10 not stored: the library keeps no ratings' });
     expect(ratings.notes).toEqual([
-      'Date Rated is the only date the file has: 2750 titles rated are recorded watched on the day they were rated (at 12:00 UTC, marked estimated: the viewing was then or before); the ratings themselves are not stored',
+      'Date Rated is the only date the file has: 2750 rated titles are recorded watched on the day they were rated (at 12:00 UTC, marked estimated: the viewing was then or before); the ratings themselves are not stored',
       '200 rated shows are followed: the file does not say which episodes were watched',
     ]);
   });
@@ -163,6 +163,10 @@ describe('IMDb exports (parser)', () => {
     const odd = parseImdbFile(imdbCsv('ratings-2024', [{ ...rated[0]!, imdb: 'nm0000001' }, { ...rated[1]!, imdb: '1000001' }]), 'ratings.csv');
     expect(odd.skipped[0]).toEqual({ item: 'The Thing (1951) (ratings.csv line 2)', reason: 'Const "nm0000001" is not an IMDb title id (tt and digits): nothing to match it by' });
     expect(odd.titles.map((movie) => movie.ids.imdb)).toEqual([movieImdb(1)]);
+    // Rated without a Date Rated: watched, no date to put in the history.
+    const undated = parseImdbFile(imdbCsv('ratings-2024', [{ ...rated[0]!, rated: undefined }, rated[1]!]), 'ratings.csv');
+    expect(undated.titles.map((movie) => [movie.history.length, movie.watched])).toEqual([[0, true], [1, undefined]]);
+    expect(undated.notes).toEqual([expect.stringMatching(/: 1 rated title is recorded watched on the day/), '1 rated title has no Date Rated: marked watched without a date']);
   });
 });
 
@@ -182,7 +186,7 @@ describe('POST /api/import/imdb', () => {
       return { file: 'imdb-export.zip/ratings.csv', kind: 'movie', title, ids: { imdb: movieImdb(2_490 + offset) }, year };
     }));
     expect(real.json.notes.filter((note: { file: string }) => note.file === 'imdb-export.zip/watchlist.csv').map((note: { note: string }) => note.note)).toEqual([
-      expect.stringMatching(/^Date Rated is the only date the file has: 10 titles rated/),
+      expect.stringMatching(/^Date Rated is the only date the file has: 10 rated titles are recorded watched/),
       '280 titles of the watchlist followed, not watched',
     ]);
     expect(real.json.notes).toContainEqual({ file: 'imdb-export.zip/ls012345678.csv', note: '100 titles of the list followed, not watched' });
