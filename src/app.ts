@@ -17,7 +17,8 @@ import { requestIdOf, withRequestId } from './http/request-id.ts';
 import { createMachineHandlers, type MachineHandler } from './rest/machine-routes.ts';
 import { createImportHandler } from './rest/import-route.ts';
 import { createGraphQLEndpoint } from './http/graphql-endpoint.ts';
-import { clientAddress } from './http/public-origin.ts';
+import { refuseCrossSite } from './http/graphql-access.ts';
+import { checkHost, clientAddress } from './http/public-origin.ts';
 import { initSessions, sessionCookieValue, sessionFromRequest } from './auth/sessions.ts';
 import { createSignInLimiter } from './auth/sign-in-limit.ts';
 import { availableImportSources } from './import/import-sources.ts';
@@ -43,7 +44,7 @@ export interface App {
   /** Stops the job system (draining running jobs), then closes the database. */
   close(): Promise<void>;
   logger: Logger;
-  /** `GET /metrics` (answered by `fetch` too, unless AIRDATE_METRICS_PORT gives metrics a port of their own). */
+  /** `GET /metrics` on the metrics port (AIRDATE_METRICS_PORT; `fetch` answers the main port's, which needs AIRDATE_METRICS_TOKEN). */
   serveMetrics(request: Request): Promise<Response>;
   /** The job system: every role queues jobs; `main.ts` starts running them in worker roles. */
   jobs: Scheduler;
@@ -73,10 +74,26 @@ export interface AppOptions {
  */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination });
-  const metrics = config.metrics.enabled ? createMetrics() : noMetrics;
-  const serveMetrics = createMetricsHandler({ metrics, token: config.metrics.token });
-  /** /metrics is answered on the main port unless metrics are off or have a port of their own. */
+  /**
+   * /metrics is answered on the main port unless metrics are off or have a port of their own, and
+   * there only with AIRDATE_METRICS_TOKEN: any page of the same site could read them otherwise.
+   * Without a token nor a port nobody can read them, so none are collected.
+   */
   const metricsOnMainPort = config.metrics.enabled && config.metrics.port === undefined;
+  const metricsServed = config.metrics.enabled && (config.metrics.port !== undefined || config.metrics.token !== undefined);
+  const metrics = metricsServed ? createMetrics() : noMetrics;
+  if (metricsOnMainPort && !metricsServed) logger.info(`metrics are not collected: ${metricsNeedToken}`);
+  const metricsHandler = createMetricsHandler({ metrics, token: config.metrics.token });
+  /** The metrics port checks the Host as the main port does: a DNS-rebinding page must not read it either. */
+  const serveMetrics = async (request: Request): Promise<Response> => {
+    try {
+      checkHost(request, config.web);
+    } catch (error) {
+      if (error instanceof HttpError) return errorResponse(error.status, error.message);
+      throw error;
+    }
+    return metricsHandler(request);
+  };
   await openDatabase(config, { migrate: true });
   initSecretKey(config);
   initSessions(config.web);
@@ -145,7 +162,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
     if (path === metricsPath && metricsOnMainPort) {
       exchange.route = path;
-      return serveMetrics(request);
+      if (!metricsServed) throw new HttpError(404, metricsNeedToken);
+      return metricsHandler(request);
     }
     if (path === oidcStartPath || path === oidcCallbackPath) exchange.route = path;
     const signOn = oidc.handle(request, url, path, address);
@@ -198,6 +216,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     let response: Response;
     try {
       const url = requestUrl(request);
+      // A host the server does not answer to (DNS rebinding) is refused before anything else.
+      checkHost(request, config.web);
       response = await route(request, url, clientAddress(request, config.web, context.clientAddress), exchange);
     } catch (error) {
       if (error instanceof HttpError) {
@@ -247,6 +267,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     },
   };
 }
+
+const metricsNeedToken =
+  'metrics are served on the main port only with a token: set AIRDATE_METRICS_TOKEN (a scrape then sends Authorization: Bearer <token>), or AIRDATE_METRICS_PORT for a port of their own';
 
 /** What routing found out about a request, for its access line and its count. */
 interface Exchange {

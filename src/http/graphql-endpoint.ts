@@ -176,19 +176,16 @@ function withoutValues(message: string): string {
  */
 function logAndCountResults(logger: Logger, metrics: Pick<Metrics, 'graphqlOperation'>): Plugin {
   const operationNames = new WeakMap<Request, string | null | undefined>();
-  /** Requests of a caller with a token or a session whose document parsed: their names may be listed. */
-  const listable = new WeakSet<Request>();
   return {
     onParams({ params, request }) {
       operationNames.set(request, params.operationName);
     },
     // The name in the document when the request did not give one (most clients do not).
     onValidate({ params, context }) {
-      const { request, web } = context as { request?: Request; web?: WebRequestContext };
+      const { request } = context as { request?: Request };
       if (!request) return;
       const operation = getOperationAST(params.documentAST, operationNames.get(request) ?? undefined);
       if (operation?.name) operationNames.set(request, operation.name.value);
-      if (web !== undefined && web.via !== 'anonymous') listable.add(request);
     },
     onResultProcess({ result, request }) {
       const results = Array.isArray(result) ? result : [result];
@@ -197,7 +194,7 @@ function logAndCountResults(logger: Logger, metrics: Pick<Metrics, 'graphqlOpera
         .filter((error) => error.extensions?.code !== 'INTERNAL_SERVER_ERROR')
         .map((error) => `${String(error.extensions?.code ?? 'GRAPHQL_ERROR')}: ${withoutValues(error.message)}`);
       const outcome = errors.length === 0 ? 'ok' : mistakes.length < errors.length ? 'fault' : 'error';
-      metrics.graphqlOperation({ operationName: operationNames.get(request), outcome, listName: listable.has(request) });
+      metrics.graphqlOperation({ operationName: operationNames.get(request), outcome });
       if (mistakes.length > 0) logger.info(`GraphQL request answered with errors: ${mistakes.slice(0, 3).join('; ').slice(0, 500)}`);
     },
   };
