@@ -195,6 +195,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const handler = found.handlers[method as RestMethod];
     if (!handler) throw methodNotAllowed(request, [...found.methods]);
     const signedIn = found.session && method === 'GET' && !carriesToken(request, url) ? await session(request, exchange) : null;
+    if (signedIn) refuseCrossSite(request, config.web);
     const account = signedIn ? signedIn.account : await authenticate(request, url, found.auth, exchange);
     return headAware(request, await handler(request, { account, services, source: 'api' }));
   }
@@ -235,6 +236,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         response = errorResponse(500, 'internal server error');
       }
     }
+    // An answer that says nothing of its caching is kept by no cache: /graphql, the writes, the
+    // imports, the errors. Those that may be kept say so themselves: the web app's files, the API
+    // description, the feeds and the calendar (`private, no-cache`, for their ETags).
+    if (!response.headers.has('cache-control')) response.headers.set('cache-control', 'no-store');
+    // No answer is ever read as another type than it says (a JSON answer as a script, say).
+    response.headers.set('x-content-type-options', 'nosniff');
     // gzip or br when asked, for every JSON and iCalendar answer (src/http/compression.ts).
     return compress(request, response);
   }

@@ -66,6 +66,9 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // No CORS headers, ever (Yoga's default reflects any Origin with credentials): a page of
+    // another origin must not read an answer, and a request with a token needs no browser.
+    cors: false,
     batching: false,
     maskedErrors: { maskError: classifyError },
     logging: yogaLogger(logger),
