@@ -17,6 +17,7 @@ import { requestIdOf, withRequestId } from './http/request-id.ts';
 import { createMachineHandlers, type MachineHandler } from './rest/machine-routes.ts';
 import { createImportHandler } from './rest/import-route.ts';
 import { createGraphQLEndpoint } from './http/graphql-endpoint.ts';
+import { createGraphiQL, graphiqlAssetsPath } from './http/graphiql.ts';
 import { refuseCrossSite } from './http/graphql-access.ts';
 import { checkHost, clientAddress } from './http/public-origin.ts';
 import { initSessions, sessionCookieValue, sessionFromRequest } from './auth/sessions.ts';
@@ -103,6 +104,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const signInLimiter = createSignInLimiter({ pool: postgresCountersPool(), logger, metrics });
   const graphqlEndpoint = createGraphQLEndpoint({ config, logger, services, signInLimiter });
+  const graphiql = createGraphiQL({ title: 'Airdate GraphQL', endpoint: '/graphql', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }, null, 2) });
 
   // Shared by every process on a PostgreSQL database; per process on SQLite.
   const limiter = createRateLimiter(
@@ -169,6 +171,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const signOn = oidc.handle(request, url, path, address);
     if (signOn) return signOn;
     const method = request.method === 'HEAD' ? 'GET' : request.method;
+    if (path.startsWith(graphiqlAssetsPath)) {
+      exchange.route = `${graphiqlAssetsPath}*`;
+      if (method !== 'GET') throw methodNotAllowed(request, ['GET']);
+      return graphiql.asset(request, path);
+    }
     if (path === '/healthz' || path === '/readyz') {
       exchange.route = path;
       if (method !== 'GET') throw methodNotAllowed(request, ['GET']);
@@ -203,7 +210,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   /** Token first (unchanged for machines), then the session cookie, else anonymous (public operations only). */
   async function graphql(request: Request, url: URL, address: string | undefined, exchange: Exchange): Promise<Response> {
     const wantsPage = request.method === 'GET' && !url.searchParams.has('query') && (request.headers.get('accept') ?? '').includes('text/html');
-    if (wantsPage) return graphqlEndpoint.page(request);
+    if (wantsPage) return graphiql.page(request);
     if (carriesToken(request, url)) {
       return graphqlEndpoint.operation(request, { via: 'token', account: await authenticate(request, url, 'header-only', exchange) }, address);
     }

@@ -30,10 +30,8 @@ export type GraphQLAccess =
   | { via: 'session'; account: GraphQLContext['account']; sessionId: number }
   | { via: 'anonymous' };
 
-/** `/graphql`: the GraphiQL page, and operations of an account or the public ones of anybody. */
+/** `/graphql`: operations of an account or the public ones of anybody (the GraphiQL page: graphiql.ts). */
 export interface GraphQLEndpoint {
-  /** The GraphiQL page (a browser's GET), which needs no token. */
-  page(request: Request): Promise<Response>;
   /**
    * An operation, checked and answered as GraphQL over HTTP says. Anonymous requests run only
    * documents of public root fields (401 otherwise, before validation); they and session requests
@@ -75,12 +73,12 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
     // Bodies are read under our limits before Yoga sees them (graphql-body.ts).
     maxRequestBodySize: false,
     plugins: [preparsedBodyParser(), ...graphqlLimitPlugins(config.limits.graphql), logAndCountResults(logger, services.metrics ?? noMetrics)],
-    graphiql: { title: 'Airdate GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }) },
+    // The page is ours (graphiql.ts): Yoga's loads its files from a CDN.
+    graphiql: false,
     context: ({ account, web }): GraphQLContext => ({ account, services, source: 'graphql', web }),
   });
 
   return {
-    page: async (request) => yoga.fetch(request, {} as ServerContext),
     async operation(request, access, clientAddress) {
       if (access.via === 'session') refuseCrossSite(request, config.web);
       const bounded = await boundedRequest(request, config.limits);

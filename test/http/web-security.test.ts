@@ -21,14 +21,14 @@ const tokenQuery = `/graphql?query=${encodeURIComponent('{ viewer { name apiToke
 describe('another page of the same site, with the person signed in', () => {
   it('reads no API token over GET /graphql: 403 before anything runs, and no CORS header to read it by', async () => {
     const { browser } = await signedInPerson(app);
-    for (const headers of [otherPage, { origin: otherPage.origin }, { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }]) {
+    for (const headers of [otherPage, { origin: otherPage.origin }, { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }] as Record<string, string>[]) {
       const answer = await browser.fetch('GET', tokenQuery, { headers });
       expect([answer.status, answer.json], JSON.stringify(headers)).toEqual([403, { error: 'cross-site request refused' }]);
       expect(answer.text).not.toMatch(/adt_/);
       expect([...answer.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
     }
     // The web app's own page reads it: no Origin on a same-origin GET, or Sec-Fetch-Site: same-origin.
-    for (const headers of [{}, { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' }]) {
+    for (const headers of [{}, { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' }] as Record<string, string>[]) {
       const own = await browser.fetch('GET', tokenQuery, { headers });
       expect(own.status).toBe(200);
       expect(own.json.data.viewer.apiToken).toMatch(/^adt_/);

@@ -33,7 +33,7 @@ describe('metrics settings', () => {
 
   it('by default (no token, no port of their own) /metrics is not served on the main port, and nothing is collected', async () => {
     const server = await serve({ AIRDATE_LOG_LEVEL: 'info' });
-    for (const headers of [{}, { authorization: `Bearer ${token}` }, { accept: 'text/html' }]) {
+    for (const headers of [{}, { authorization: `Bearer ${token}` }, { accept: 'text/html' }] as Record<string, string>[]) {
       const response = await fetch(`${server.baseUrl}/metrics`, { headers });
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({ error: expect.stringMatching(/^metrics are served on the main port only with a token: set AIRDATE_METRICS_TOKEN .* or AIRDATE_METRICS_PORT/) });
