@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { Response } from '@whatwg-node/fetch';
 import { HttpError } from './responses.ts';
 import { sendStatic, staticFile, type StaticFile } from './static-file.ts';
@@ -113,18 +115,33 @@ export function createGraphiQL(options: { title: string; endpoint: string; heade
   };
 }
 
-/** The package's files (a 9 MB module of strings, read once), each kept gzipped too, under a version naming their content. */
+/**
+ * The package's files, each kept gzipped too, under a version naming their content. They come as
+ * JSON string literals, one `exports.<name> = "…";` line each, in the package's CommonJS module:
+ * read as data rather than run, so that the 9 MB of source and its strings (~38 MB when the module
+ * is imported, and an ES module can never be let go of) are garbage once the files are copied.
+ */
 async function loadFiles(): Promise<Files> {
-  const built = await import('@graphql-yoga/render-graphiql/graphiql');
+  const file = createRequire(import.meta.url).resolve('@graphql-yoga/render-graphiql/graphiql');
+  const built = new Map<string, string>();
+  for (const line of (await readFile(file, 'utf8')).split('\n')) {
+    const match = /^exports\.(\w+) = (".*");$/.exec(line);
+    if (match) built.set(match[1]!, JSON.parse(match[2]!) as string);
+  }
+  const text = (name: string): string => {
+    const found = built.get(name);
+    if (found === undefined) throw new Error(`${file} holds no ${name}: @graphql-yoga/render-graphiql changed its layout`);
+    return found;
+  };
   const javascript = 'text/javascript; charset=utf-8';
   const sources: [string, string | Buffer, string][] = [
-    ['yoga-graphiql.js', built.js, javascript],
-    ['graphiql.css', built.css, 'text/css; charset=utf-8'],
-    ['editor.worker.js', built.editorWorkerService, javascript],
-    ['json.worker.js', built.jsonWorker, javascript],
-    ['graphql.worker.js', built.graphqlWorker, javascript],
+    ['yoga-graphiql.js', text('js'), javascript],
+    ['graphiql.css', text('css'), 'text/css; charset=utf-8'],
+    ['editor.worker.js', text('editorWorkerService'), javascript],
+    ['json.worker.js', text('jsonWorker'), javascript],
+    ['graphql.worker.js', text('graphqlWorker'), javascript],
     ['start.js', startScript, javascript],
-    ['favicon.ico', Buffer.from(built.favicon.replace(/^data:[^,]*;base64,/, ''), 'base64'), 'image/x-icon'],
+    ['favicon.ico', Buffer.from(text('favicon').replace(/^data:[^,]*;base64,/, ''), 'base64'), 'image/x-icon'],
   ];
   const hash = createHash('sha256');
   for (const [, content] of sources) hash.update(content);
