@@ -6,13 +6,15 @@ import { Browser, signedInPerson } from '../support/browser.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
 import { call } from '../support/http.ts';
+import { startOidcProvider } from '../support/oidc-provider.ts';
 import { multipart } from '../support/upload.ts';
 
 // What a page of another origin of the same site (another port, a sibling subdomain: the
 // SameSite=Lax cookie goes along) can do with a signed-in person's browser, and what a cache
 // between the person and the server may keep. The browser side of it, in Chromium:
 // test/browser/web-security.sqlite.test.ts.
-const { app } = await useTestApp();
+const provider = await startOidcProvider({ redirectUri: 'http://airdate.test/auth/oidc/callback' });
+const { app } = await useTestApp({ AIRDATE_OIDC_ISSUER: provider.issuer, AIRDATE_OIDC_CLIENT_ID: provider.clientId, AIRDATE_OIDC_CLIENT_SECRET: provider.clientSecret });
 
 /** A page of the same site on another port, as a browser describes its cross-origin fetch. */
 const otherPage = { origin: 'http://airdate.test:8123', 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' };
@@ -58,6 +60,26 @@ describe('another page of the same site, with the person signed in', () => {
     const followed = await browser.fetch('GET', '/api/export', { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } });
     expect(followed.status).toBe(200);
     expect(followed.json.account.name).toBe(name);
+  });
+});
+
+describe('a host the server does not answer to (DNS rebinding)', () => {
+  it('gets a 400 before anything runs: no sign-in attempt, no single sign-on redirect URI built on it', async () => {
+    const account = await makeAccount();
+    const refusal = { error: expect.stringMatching(/^this server does not answer to the host "attacker\.example": set AIRDATE_PUBLIC_URL/) };
+    const attempts = [
+      await call(app, 'GET', 'http://attacker.example/auth/oidc/start?returnTo=/'),
+      await call(app, 'POST', 'http://attacker.example/graphql', { body: { query: 'mutation { signIn(name: "root", password: "guess") { name } }' }, headers: { origin: 'http://attacker.example' } }),
+      await call(app, 'GET', 'http://attacker.example:4000/api/machine/summary', { token: account.token }),
+    ];
+    for (const answer of attempts) {
+      expect([answer.status, answer.json]).toEqual([400, refusal]);
+      expect(answer.headers.get('location')).toBeNull();
+    }
+    // On a host it answers to, the redirect URI is built on that host.
+    const start = await call(app, 'GET', '/auth/oidc/start?returnTo=/');
+    expect(start.status).toBe(302);
+    expect(new URL(start.headers.get('location')!).searchParams.get('redirect_uri')).toBe('http://airdate.test/auth/oidc/callback');
   });
 });
 
