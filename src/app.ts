@@ -225,7 +225,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     try {
       const url = requestUrl(request);
       // A host the server does not answer to (DNS rebinding) is refused before anything else.
-      checkHost(request, config.web);
+      checkHost(request, config.web, url);
       response = await route(request, url, clientAddress(request, config.web, context.clientAddress), exchange);
     } catch (error) {
       if (error instanceof HttpError) {

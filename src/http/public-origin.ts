@@ -38,10 +38,11 @@ export function publicOrigin(request: Request, web: WebSettings): string {
  * The origin the request was addressed to, once its host is known to be allowed (else the 400 of
  * allowed-hosts.ts as an HttpError): behind a trusted proxy (AIRDATE_TRUST_PROXY) the scheme and
  * host it forwarded (X-Forwarded-Proto, X-Forwarded-Host, each falling back to the request's own
- * when absent or malformed); else the request URL's origin (its Host header).
+ * when absent or malformed); else the request URL's origin (its Host header). `url`: the
+ * request's URL when the caller has parsed it already.
  */
-export function checkHost(request: Request, web: WebSettings): string {
-  const addressed = addressedOrigin(request, web);
+export function checkHost(request: Request, web: WebSettings, url: URL = new URL(request.url)): string {
+  const addressed = addressedOrigin(request, web, url);
   if (!isAllowedHost(addressed.hostname, web)) {
     throw new HttpError(
       400,
@@ -51,8 +52,7 @@ export function checkHost(request: Request, web: WebSettings): string {
   return addressed.origin;
 }
 
-function addressedOrigin(request: Request, web: WebSettings): URL {
-  const own = new URL(request.url);
+function addressedOrigin(request: Request, web: WebSettings, own: URL): URL {
   if (!web.trustProxy) return own;
   const proto = firstValue(request.headers.get('x-forwarded-proto'))?.toLowerCase();
   const host = firstValue(request.headers.get('x-forwarded-host'));

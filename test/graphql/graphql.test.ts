@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { createGraphiQL } from '../../src/http/graphiql.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
@@ -37,6 +38,9 @@ describe('GraphQL endpoint', () => {
       expect([file.status, file.headers.get('cache-control')], name).toEqual([200, 'public, max-age=31536000, immutable']);
     }
     expect(start.text).toContain('YogaGraphiQL.renderYogaGraphiQL');
+    // The version names the files' content: every server process serves the same page and files.
+    const elsewhere = createGraphiQL({ title: 'Another process', endpoint: '/graphql', headers: '{}' });
+    expect(await (await elsewhere.page(new Request('http://airdate.test/graphql'))).text()).toContain(`/graphiql/${version}/start.js`);
     for (const missing of [`/graphiql/${version}/nope.js`, '/graphiql/0000000000000000/start.js', `/graphiql/${version}/start.js/x`, '/graphiql/']) {
       expect((await call(app, 'GET', missing, { headers: { accept: 'text/html' } })).status, missing).toBe(404);
     }
