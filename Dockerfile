@@ -25,6 +25,8 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
+# The empty package that stands in for @scarf/scarf (package.json overrides): node_modules links to it.
+COPY --from=build /app/vendor ./vendor
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/prisma ./prisma
 COPY --from=build /app/bin ./bin

@@ -17,7 +17,9 @@ import { requestIdOf, withRequestId } from './http/request-id.ts';
 import { createMachineHandlers, type MachineHandler } from './rest/machine-routes.ts';
 import { createImportHandler } from './rest/import-route.ts';
 import { createGraphQLEndpoint } from './http/graphql-endpoint.ts';
-import { clientAddress } from './http/public-origin.ts';
+import { createGraphiQL, graphiqlAssetsPath } from './http/graphiql.ts';
+import { refuseCrossSite } from './http/graphql-access.ts';
+import { checkHost, clientAddress } from './http/public-origin.ts';
 import { initSessions, sessionCookieValue, sessionFromRequest } from './auth/sessions.ts';
 import { createSignInLimiter } from './auth/sign-in-limit.ts';
 import { availableImportSources } from './import/import-sources.ts';
@@ -43,7 +45,7 @@ export interface App {
   /** Stops the job system (draining running jobs), then closes the database. */
   close(): Promise<void>;
   logger: Logger;
-  /** `GET /metrics` (answered by `fetch` too, unless AIRDATE_METRICS_PORT gives metrics a port of their own). */
+  /** `GET /metrics` on the metrics port (AIRDATE_METRICS_PORT; `fetch` answers the main port's, which needs AIRDATE_METRICS_TOKEN). */
   serveMetrics(request: Request): Promise<Response>;
   /** The job system: every role queues jobs; `main.ts` starts running them in worker roles. */
   jobs: Scheduler;
@@ -73,10 +75,26 @@ export interface AppOptions {
  */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination });
-  const metrics = config.metrics.enabled ? createMetrics() : noMetrics;
-  const serveMetrics = createMetricsHandler({ metrics, token: config.metrics.token });
-  /** /metrics is answered on the main port unless metrics are off or have a port of their own. */
+  /**
+   * /metrics is answered on the main port unless metrics are off or have a port of their own, and
+   * there only with AIRDATE_METRICS_TOKEN: any page of the same site could read them otherwise.
+   * Without a token nor a port nobody can read them, so none are collected.
+   */
   const metricsOnMainPort = config.metrics.enabled && config.metrics.port === undefined;
+  const metricsServed = config.metrics.enabled && (config.metrics.port !== undefined || config.metrics.token !== undefined);
+  const metrics = metricsServed ? createMetrics() : noMetrics;
+  if (metricsOnMainPort && !metricsServed) logger.info(`metrics are not collected: ${metricsNeedToken}`);
+  const metricsHandler = createMetricsHandler({ metrics, token: config.metrics.token });
+  /** The metrics port checks the Host as the main port does: a DNS-rebinding page must not read it either. */
+  const serveMetrics = async (request: Request): Promise<Response> => {
+    try {
+      checkHost(request, config.web);
+    } catch (error) {
+      if (error instanceof HttpError) return errorResponse(error.status, error.message);
+      throw error;
+    }
+    return metricsHandler(request);
+  };
   await openDatabase(config, { migrate: true });
   initSecretKey(config);
   initSessions(config.web);
@@ -86,6 +104,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const signInLimiter = createSignInLimiter({ pool: postgresCountersPool(), logger, metrics });
   const graphqlEndpoint = createGraphQLEndpoint({ config, logger, services, signInLimiter });
+  const graphiql = createGraphiQL({ title: 'Airdate GraphQL', endpoint: '/graphql', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }, null, 2) });
 
   // Shared by every process on a PostgreSQL database; per process on SQLite.
   const limiter = createRateLimiter(
@@ -145,12 +164,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
     if (path === metricsPath && metricsOnMainPort) {
       exchange.route = path;
-      return serveMetrics(request);
+      if (!metricsServed) throw new HttpError(404, metricsNeedToken);
+      return metricsHandler(request);
     }
     if (path === oidcStartPath || path === oidcCallbackPath) exchange.route = path;
     const signOn = oidc.handle(request, url, path, address);
     if (signOn) return signOn;
     const method = request.method === 'HEAD' ? 'GET' : request.method;
+    if (path.startsWith(graphiqlAssetsPath)) {
+      exchange.route = `${graphiqlAssetsPath}*`;
+      if (method !== 'GET') throw methodNotAllowed(request, ['GET']);
+      return graphiql.asset(request, path);
+    }
     if (path === '/healthz' || path === '/readyz') {
       exchange.route = path;
       if (method !== 'GET') throw methodNotAllowed(request, ['GET']);
@@ -177,6 +202,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const handler = found.handlers[method as RestMethod];
     if (!handler) throw methodNotAllowed(request, [...found.methods]);
     const signedIn = found.session && method === 'GET' && !carriesToken(request, url) ? await session(request, exchange) : null;
+    if (signedIn) refuseCrossSite(request, config.web);
     const account = signedIn ? signedIn.account : await authenticate(request, url, found.auth, exchange);
     return headAware(request, await handler(request, { account, services, source: 'api' }));
   }
@@ -184,7 +210,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   /** Token first (unchanged for machines), then the session cookie, else anonymous (public operations only). */
   async function graphql(request: Request, url: URL, address: string | undefined, exchange: Exchange): Promise<Response> {
     const wantsPage = request.method === 'GET' && !url.searchParams.has('query') && (request.headers.get('accept') ?? '').includes('text/html');
-    if (wantsPage) return graphqlEndpoint.page(request);
+    if (wantsPage) return graphiql.page(request);
     if (carriesToken(request, url)) {
       return graphqlEndpoint.operation(request, { via: 'token', account: await authenticate(request, url, 'header-only', exchange) }, address);
     }
@@ -198,6 +224,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     let response: Response;
     try {
       const url = requestUrl(request);
+      // A host the server does not answer to (DNS rebinding) is refused before anything else.
+      checkHost(request, config.web, url);
       response = await route(request, url, clientAddress(request, config.web, context.clientAddress), exchange);
     } catch (error) {
       if (error instanceof HttpError) {
@@ -215,6 +243,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         response = errorResponse(500, 'internal server error');
       }
     }
+    // An answer that says nothing of its caching is kept by no cache: /graphql, the writes, the
+    // imports, the errors. Those that may be kept say so themselves: the web app's files, the API
+    // description, the feeds and the calendar (`private, no-cache`, for their ETags).
+    if (!response.headers.has('cache-control')) response.headers.set('cache-control', 'no-store');
+    // No answer is ever read as another type than it says (a JSON answer as a script, say).
+    response.headers.set('x-content-type-options', 'nosniff');
     // gzip or br when asked, for every JSON and iCalendar answer (src/http/compression.ts).
     return compress(request, response);
   }
@@ -247,6 +281,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     },
   };
 }
+
+const metricsNeedToken =
+  'metrics are served on the main port only with a token: set AIRDATE_METRICS_TOKEN (a scrape then sends Authorization: Bearer <token>), or AIRDATE_METRICS_PORT for a port of their own';
 
 /** What routing found out about a request, for its access line and its count. */
 interface Exchange {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { decodeSecretKey } from './auth/secret-key.ts';
 import { isLoopbackHttp } from './auth/oidc-issuer.ts';
+import { parseAllowedHosts } from './http/allowed-hosts.ts';
 import { parseTargetPolicy, type TargetPolicy } from './webhooks/target-policy.ts';
 
 /** Raised when the environment does not describe a runnable server; lists every problem at once. */
@@ -99,6 +100,7 @@ const environmentSchema = z.object({
     (value) => value === undefined || /^https?:\/\/[^/?#\s]+\/?$/.test(value),
     'must be the origin people open, e.g. https://airdate.example.com (no path)',
   ),
+  AIRDATE_ALLOWED_HOSTS: z.string().default(''),
   AIRDATE_TRUST_PROXY: booleanSetting,
   AIRDATE_OPEN_SIGNUP: booleanSetting,
   AIRDATE_OIDC_ISSUER: optionalText.refine((value) => value === undefined || /^https?:\/\/\S+$/.test(value), 'must be an http(s) URL'),
@@ -163,6 +165,8 @@ export interface Config {
   web: {
     /** The origin people open (no trailing slash); undefined: taken from each request's Host. */
     publicUrl: string | undefined;
+    /** AIRDATE_ALLOWED_HOSTS: host names answered to besides the default ones (src/http/allowed-hosts.ts). */
+    allowedHosts: readonly string[];
     /** Believe X-Forwarded-For / X-Forwarded-Proto / X-Forwarded-Host (behind a reverse proxy). */
     trustProxy: boolean;
     /** Anyone who opens the sign-in page may create an account. */
@@ -180,10 +184,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const values = parsed.data;
   let webhookPolicy: TargetPolicy;
+  let allowedHosts: string[];
   try {
     webhookPolicy = parseTargetPolicy(values.AIRDATE_WEBHOOK_ALLOWED_HOSTS);
   } catch (error) {
     throw new ConfigError([(error as Error).message]);
+  }
+  try {
+    allowedHosts = parseAllowedHosts(values.AIRDATE_ALLOWED_HOSTS);
+  } catch (error) {
+    throw new ConfigError([`AIRDATE_ALLOWED_HOSTS: ${(error as Error).message}`]);
   }
   if (values.AIRDATE_OIDC_ISSUER !== undefined && values.AIRDATE_OIDC_CLIENT_ID === undefined) {
     throw new ConfigError(['AIRDATE_OIDC_CLIENT_ID: required when AIRDATE_OIDC_ISSUER is set']);
@@ -240,6 +250,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhooks: { policy: webhookPolicy, timeoutMs: values.AIRDATE_WEBHOOK_TIMEOUT_MS },
     web: {
       publicUrl: values.AIRDATE_PUBLIC_URL?.replace(/\/+$/, ''),
+      allowedHosts,
       trustProxy: values.AIRDATE_TRUST_PROXY,
       openSignup: values.AIRDATE_OPEN_SIGNUP,
       oidc:

@@ -26,11 +26,11 @@ export interface RequestSession {
   account: AuthenticatedAccount;
 }
 
-let web: WebSettings = { publicUrl: undefined, trustProxy: false };
+let web: WebSettings = { publicUrl: undefined, trustProxy: false, allowedHosts: [] };
 
 /** Sets the settings the cookie's name and `Secure` follow (config.web); createApp calls it once. */
 export function initSessions(settings: WebSettings): void {
-  web = { publicUrl: settings.publicUrl, trustProxy: settings.trustProxy };
+  web = { publicUrl: settings.publicUrl, trustProxy: settings.trustProxy, allowedHosts: settings.allowedHosts };
 }
 
 /** The cookie's name for `request`'s public origin. */

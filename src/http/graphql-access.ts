@@ -91,15 +91,28 @@ export function documentAccess(document: DocumentNode): DocumentAccess {
 }
 
 /**
- * The CSRF rule: a request the browser authenticates by itself (the cookie) or a public mutation
- * (signing in, which sets the cookie) must come from a page of our own origin. Browsers send
- * `Origin` on every cross-origin POST and on same-origin ones; without it, `Sec-Fetch-Site:
- * same-origin` proves the same. A form of another site, or its `fetch`, carries its own Origin
- * and is refused with 403 before anything runs.
+ * The cross-site rule, for a request the browser authenticates by itself (the cookie) and for a
+ * public mutation (signing in, which sets the cookie). Any page of the same site (another port of
+ * the host, a sibling subdomain) gets the SameSite=Lax cookie sent along, so the site is no
+ * boundary: the origin is.
+ * - A write must come from a page of our own origin. Browsers send `Origin` on every cross-origin
+ *   POST and on same-origin ones; without it, `Sec-Fetch-Site: same-origin` proves the same. A
+ *   form of another page, or its `fetch`, carries its own Origin and is refused.
+ * - A read is refused when the browser says it comes from another page: an `Origin` that is not
+ *   ours (a cross-origin `fetch`), or `Sec-Fetch-Site: same-site`/`cross-site` on anything but a
+ *   navigation (a link followed to an export is fine: its answer goes to the person, not to the
+ *   page). Such a page could not read the answer anyway (no CORS headers are ever sent), but
+ *   the query would still run for it (and reading `apiToken` creates one).
+ * Refused with 403 before anything runs.
  */
 export function refuseCrossSite(request: Request, web: Config['web']): void {
-  if (request.method === 'GET' || request.method === 'HEAD') return;
   const origin = request.headers.get('origin');
-  const sameOrigin = origin !== null ? origin === publicOrigin(request, web) : request.headers.get('sec-fetch-site') === 'same-origin';
+  const site = request.headers.get('sec-fetch-site');
+  if (request.method === 'GET' || request.method === 'HEAD') {
+    const otherPage = site === 'same-site' || site === 'cross-site' ? request.headers.get('sec-fetch-mode') !== 'navigate' : false;
+    if ((origin !== null && origin !== publicOrigin(request, web)) || otherPage) throw new HttpError(403, 'cross-site request refused');
+    return;
+  }
+  const sameOrigin = origin !== null ? origin === publicOrigin(request, web) : site === 'same-origin';
   if (!sameOrigin) throw new HttpError(403, 'cross-site request refused');
 }

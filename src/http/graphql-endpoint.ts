@@ -30,10 +30,8 @@ export type GraphQLAccess =
   | { via: 'session'; account: GraphQLContext['account']; sessionId: number }
   | { via: 'anonymous' };
 
-/** `/graphql`: the GraphiQL page, and operations of an account or the public ones of anybody. */
+/** `/graphql`: operations of an account or the public ones of anybody (the GraphiQL page: graphiql.ts). */
 export interface GraphQLEndpoint {
-  /** The GraphiQL page (a browser's GET), which needs no token. */
-  page(request: Request): Promise<Response>;
   /**
    * An operation, checked and answered as GraphQL over HTTP says. Anonymous requests run only
    * documents of public root fields (401 otherwise, before validation); they and session requests
@@ -66,18 +64,21 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // No CORS headers, ever (Yoga's default reflects any Origin with credentials): a page of
+    // another origin must not read an answer, and a request with a token needs no browser.
+    cors: false,
     batching: false,
     maskedErrors: { maskError: classifyError },
     logging: yogaLogger(logger),
     // Bodies are read under our limits before Yoga sees them (graphql-body.ts).
     maxRequestBodySize: false,
     plugins: [preparsedBodyParser(), ...graphqlLimitPlugins(config.limits.graphql), logAndCountResults(logger, services.metrics ?? noMetrics)],
-    graphiql: { title: 'Airdate GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }) },
+    // The page is ours (graphiql.ts): Yoga's loads its files from a CDN.
+    graphiql: false,
     context: ({ account, web }): GraphQLContext => ({ account, services, source: 'graphql', web }),
   });
 
   return {
-    page: async (request) => yoga.fetch(request, {} as ServerContext),
     async operation(request, access, clientAddress) {
       if (access.via === 'session') refuseCrossSite(request, config.web);
       const bounded = await boundedRequest(request, config.limits);
@@ -176,19 +177,16 @@ function withoutValues(message: string): string {
  */
 function logAndCountResults(logger: Logger, metrics: Pick<Metrics, 'graphqlOperation'>): Plugin {
   const operationNames = new WeakMap<Request, string | null | undefined>();
-  /** Requests of a caller with a token or a session whose document parsed: their names may be listed. */
-  const listable = new WeakSet<Request>();
   return {
     onParams({ params, request }) {
       operationNames.set(request, params.operationName);
     },
     // The name in the document when the request did not give one (most clients do not).
     onValidate({ params, context }) {
-      const { request, web } = context as { request?: Request; web?: WebRequestContext };
+      const { request } = context as { request?: Request };
       if (!request) return;
       const operation = getOperationAST(params.documentAST, operationNames.get(request) ?? undefined);
       if (operation?.name) operationNames.set(request, operation.name.value);
-      if (web !== undefined && web.via !== 'anonymous') listable.add(request);
     },
     onResultProcess({ result, request }) {
       const results = Array.isArray(result) ? result : [result];
@@ -197,7 +195,7 @@ function logAndCountResults(logger: Logger, metrics: Pick<Metrics, 'graphqlOpera
         .filter((error) => error.extensions?.code !== 'INTERNAL_SERVER_ERROR')
         .map((error) => `${String(error.extensions?.code ?? 'GRAPHQL_ERROR')}: ${withoutValues(error.message)}`);
       const outcome = errors.length === 0 ? 'ok' : mistakes.length < errors.length ? 'fault' : 'error';
-      metrics.graphqlOperation({ operationName: operationNames.get(request), outcome, listName: listable.has(request) });
+      metrics.graphqlOperation({ operationName: operationNames.get(request), outcome });
       if (mistakes.length > 0) logger.info(`GraphQL request answered with errors: ${mistakes.slice(0, 3).join('; ').slice(0, 500)}`);
     },
   };

@@ -1,8 +1,10 @@
 import { isIP } from 'node:net';
 import type { Config } from '../config.ts';
+import { isAllowedHost } from './allowed-hosts.ts';
+import { HttpError } from './responses.ts';
 
 /** The settings these answers depend on (config.web). */
-export type WebSettings = Pick<Config['web'], 'publicUrl' | 'trustProxy'>;
+export type WebSettings = Pick<Config['web'], 'publicUrl' | 'trustProxy' | 'allowedHosts'>;
 
 /** A host with an optional port, as X-Forwarded-Host may carry it: name, IPv4 or [IPv6]. */
 const hostPattern = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
@@ -21,23 +23,45 @@ function lastValue(value: string | null): string | undefined {
 
 /**
  * The origin people open the server at (`https://airdate.example.com`, no trailing slash), which
- * the CSRF check compares `Origin` with, the cookie's `Secure` and name follow, and links are
- * built on: AIRDATE_PUBLIC_URL when set; else, behind a trusted proxy (AIRDATE_TRUST_PROXY), the
- * scheme and host it forwarded (X-Forwarded-Proto, X-Forwarded-Host, each falling back to the
- * request's own when absent or malformed); else the request URL's origin (its Host header).
+ * the CSRF check compares `Origin` with, the cookie's `Secure` and name follow, and links and the
+ * single sign-on redirect URI are built on: AIRDATE_PUBLIC_URL when set; else the origin the
+ * request was addressed to (addressedOrigin). Either way the host the request was addressed to
+ * must be one the server answers to (allowed-hosts.ts), else this throws the 400 the edge
+ * answers with: nothing is ever built on a host an attacker chose.
  */
 export function publicOrigin(request: Request, web: WebSettings): string {
-  if (web.publicUrl !== undefined) return new URL(web.publicUrl).origin;
-  const own = new URL(request.url);
-  if (!web.trustProxy) return own.origin;
+  const addressed = checkHost(request, web);
+  return web.publicUrl !== undefined ? new URL(web.publicUrl).origin : addressed;
+}
+
+/**
+ * The origin the request was addressed to, once its host is known to be allowed (else the 400 of
+ * allowed-hosts.ts as an HttpError): behind a trusted proxy (AIRDATE_TRUST_PROXY) the scheme and
+ * host it forwarded (X-Forwarded-Proto, X-Forwarded-Host, each falling back to the request's own
+ * when absent or malformed); else the request URL's origin (its Host header). `url`: the
+ * request's URL when the caller has parsed it already.
+ */
+export function checkHost(request: Request, web: WebSettings, url: URL = new URL(request.url)): string {
+  const addressed = addressedOrigin(request, web, url);
+  if (!isAllowedHost(addressed.hostname, web)) {
+    throw new HttpError(
+      400,
+      `this server does not answer to the host "${addressed.hostname.slice(0, 255)}": set AIRDATE_PUBLIC_URL to the address people open, or add the name to AIRDATE_ALLOWED_HOSTS`,
+    );
+  }
+  return addressed.origin;
+}
+
+function addressedOrigin(request: Request, web: WebSettings, own: URL): URL {
+  if (!web.trustProxy) return own;
   const proto = firstValue(request.headers.get('x-forwarded-proto'))?.toLowerCase();
   const host = firstValue(request.headers.get('x-forwarded-host'));
   const scheme = proto === 'http' || proto === 'https' ? proto : own.protocol.slice(0, -1);
   const authority = host !== undefined && hostPattern.test(host) ? host : own.host;
   try {
-    return new URL(`${scheme}://${authority}`).origin;
+    return new URL(`${scheme}://${authority}`);
   } catch {
-    return own.origin;
+    return own;
   }
 }
 

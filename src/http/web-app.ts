@@ -7,7 +7,7 @@ import { sendStatic as send, staticFile, staticFiles } from './static-file.ts';
  * Serves the built web app (scripts/build-web.mjs → dist/web) from the server process itself:
  * hashed files under /assets/ cached for a year, the HTML shell for every app route (the app
  * routes in the browser), small root files such as /favicon.svg. The server's own paths (/api,
- * /graphql, /auth, /healthz, /readyz, /metrics) are never answered here, so their 404s stay JSON.
+ * /graphql, /graphiql, /auth, /healthz, /readyz, /metrics) are never answered here, so their 404s stay JSON.
  */
 export interface WebApp {
   /** The response for a request the web app answers, or undefined to let the server's routing go on. */
@@ -17,7 +17,7 @@ export interface WebApp {
 /** Routes of the app; these get the shell whatever the Accept header says. */
 export const appRoutes = ['/', '/sign-in', '/setup', '/settings/developer', '/settings/account', '/import-export', '/admin'];
 
-const serverPaths = /^\/(api|graphql|auth|healthz|readyz|metrics)(\/|$)/;
+const serverPaths = /^\/(api|graphql|graphiql|auth|healthz|readyz|metrics)(\/|$)/;
 /** One path segment of safe characters, not starting with a dot: no traversal, no dotfiles (.vite/). */
 const fileName = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,200}$/;
 

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { keptSnapshots } from '../feeds/snapshot-cache.ts';
+import { knownOperationNames } from './operation-names.ts';
 
 /** How a GraphQL operation ended: `ok` (no errors), `error` (a client's mistake or an expected failure), `fault` (an unexpected error). */
 export type GraphQLOutcome = 'ok' | 'error' | 'fault';
@@ -21,10 +22,9 @@ export interface Metrics {
   httpRequest(props: { method: string; route: string; status: number; seconds: number }): void;
   /**
    * An operation Yoga ran for a /graphql request (the REST facade's own operations are counted as
-   * HTTP requests). `listName`: whether a name not seen yet may get a label of its own — only for
-   * a caller with a token or a session, so that nobody without one can use up the names.
+   * HTTP requests), under its name when it is one the server knows (operation-names.ts).
    */
-  graphqlOperation(props: { operationName: string | null | undefined; outcome: GraphQLOutcome; listName: boolean }): void;
+  graphqlOperation(props: { operationName: string | null | undefined; outcome: GraphQLOutcome }): void;
   /** A take refused by a rate limit (src/http/rate-limit.ts), by the limit's name. */
   rateLimitRefused(limit: string): void;
   /** A job run: its end, how long it ran, and how long after its due time it started (undefined when unknown). */
@@ -39,8 +39,6 @@ export interface Metrics {
 
 /** Methods counted by name; anything else is `other` (a client may send any token as a method). */
 const knownMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-/** GraphQL operation names counted one by one; past this many, new names count as `(other)`. */
-const maxOperationNames = 200;
 const operationNamePattern = /^[_A-Za-z][_0-9A-Za-z]{0,99}$/;
 /** Attempts counted one by one; the webhook schedule has 8. */
 const maxAttemptLabel = 10;
@@ -87,15 +85,11 @@ export function createMetrics(): Metrics {
   new Gauge({ name: 'airdate_feed_snapshots', help: 'Accounts whose library snapshot this process keeps for the feeds.', registers, collect() { this.set(keptSnapshots().accounts); } });
   new Gauge({ name: 'airdate_feed_snapshot_episodes', help: 'Episodes held by the kept library snapshots together (bounded; least recently read account dropped first).', registers, collect() { this.set(keptSnapshots().episodes); } });
 
-  const operationNames = new Set<string>();
-  /** The label of a client's operation name: its own once listed, listed while fewer than maxOperationNames are. */
-  const operationLabel = (name: string | null | undefined, listName: boolean): string => {
+  /** The label of a client's operation name: its own when the server knows it (operation-names.ts). */
+  const operationLabel = (name: string | null | undefined): string => {
     if (name === null || name === undefined || name === '') return '(anonymous)';
-    if (!operationNamePattern.test(name)) return '(invalid)';
-    if (operationNames.has(name)) return name;
-    if (!listName || operationNames.size >= maxOperationNames) return '(other)';
-    operationNames.add(name);
-    return name;
+    if (knownOperationNames.has(name)) return name;
+    return operationNamePattern.test(name) ? '(other)' : '(invalid)';
   };
 
   return {
@@ -105,8 +99,8 @@ export function createMetrics(): Metrics {
       httpRequests.inc(labels);
       httpDuration.observe(labels, seconds);
     },
-    graphqlOperation({ operationName, outcome, listName }) {
-      graphqlOperations.inc({ operation: operationLabel(operationName, listName), outcome });
+    graphqlOperation({ operationName, outcome }) {
+      graphqlOperations.inc({ operation: operationLabel(operationName), outcome });
     },
     rateLimitRefused(limit) {
       rateLimitRefusals.inc({ limit });

@@ -12,7 +12,7 @@ import { renderIcs, type IcsEvent, type WrittenEvent } from './calendar-ics.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import type { MachineHandler } from './machine-routes.ts';
 import { prepareOperation, runOperation } from './run-operation.ts';
-import { matchesEtag } from './feed-bodies.ts';
+import { accountCaching, matchesEtag } from './feed-bodies.ts';
 import { calendarDaysSchemas, calendarKindsSchema, queryParameter } from './openapi/request-schemas.ts';
 
 const calendarOperation = `
@@ -41,7 +41,7 @@ const writtenCapacity = 16;
 const renderFormat = 'calendar-1';
 
 /** Headers of the 200 and the 304 alike: a token in the URL must not leak through a Referer or a shared cache. */
-const privacyHeaders = { 'cache-control': 'private', 'referrer-policy': 'no-referrer' };
+const privacyHeaders = { ...accountCaching, 'referrer-policy': 'no-referrer' };
 
 /** The calendar's query parameters, checked; `key` names the combination for the cache. */
 interface CalendarParams {

@@ -16,6 +16,14 @@ import { createAccountCache } from '../services/account-cache.ts';
  * derived from the key and that time rather than from a hash of the whole body.
  */
 
+/**
+ * The caching of an account's feed or calendar, on the 200 and the 304 alike: kept by no shared
+ * cache (`private`: a proxy between the person and the server, whatever it thinks of a `?token=`
+ * URL), and by the client's own only to be revalidated each time (`no-cache`), which its
+ * If-None-Match and our 304 make cheap. The rest of an account's answers are `no-store` (app.ts).
+ */
+export const accountCaching = { 'cache-control': 'private, no-cache' } as const;
+
 /** One account's cached answer of one endpoint. */
 interface FeedBody {
   body: Buffer;
@@ -46,10 +54,11 @@ export function createFeedBodies(name: string, capacity: number): FeedBodies {
         bodies.set(accountId, key, cached);
       }
       if (matchesEtag(request.headers.get('if-none-match'), cached.etag)) {
-        return new Response(null, { status: 304, headers: { etag: cached.etag } });
+        return new Response(null, { status: 304, headers: { etag: cached.etag, ...accountCaching } });
       }
       const response = jsonBytes(200, cached.body);
       response.headers.set('etag', cached.etag);
+      response.headers.set('cache-control', accountCaching['cache-control']);
       return response;
     },
   };

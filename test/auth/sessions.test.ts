@@ -7,7 +7,7 @@ import { useTestDatabase } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 
 initSecretKey(await useTestDatabase());
-initSessions({ publicUrl: undefined, trustProxy: false });
+initSessions({ publicUrl: undefined, trustProxy: false, allowedHosts: [] });
 
 const page = (headers: Record<string, string> = {}) => new Request('http://airdate.test/graphql', { headers });
 
@@ -34,7 +34,7 @@ describe('startSession / sessionFromRequest', () => {
 
   it('is Secure and __Host- prefixed when the public origin is https', async () => {
     const account = await makeAccount();
-    initSessions({ publicUrl: 'https://airdate.example.com', trustProxy: false });
+    initSessions({ publicUrl: 'https://airdate.example.com', trustProxy: false, allowedHosts: [] });
     try {
       const { header, cookie } = await signIn(account.id);
       expect(header).toMatch(/^__Host-airdate_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=2592000; Secure$/);
@@ -43,7 +43,7 @@ describe('startSession / sessionFromRequest', () => {
       expect(await sessionFromRequest(page({ cookie: cookie.replace('__Host-', '') }))).toBeNull();
       expect(clearCookieHeader(page())).toBe('__Host-airdate_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0; Secure');
     } finally {
-      initSessions({ publicUrl: undefined, trustProxy: false });
+      initSessions({ publicUrl: undefined, trustProxy: false, allowedHosts: [] });
     }
   });
 

@@ -25,11 +25,11 @@ export async function ensureWebBuild(): Promise<void> {
   }
 }
 
-/** Chromium, headless and quiet (no background traffic), closed after the file. */
-export async function launchChromium(): Promise<Browser> {
+/** Chromium, headless and quiet (no background traffic), closed after the file; `args`: more switches. */
+export async function launchChromium(args: string[] = []): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...args],
   });
   afterAll(() => browser.close());
   return browser;

@@ -64,7 +64,7 @@ describe('GET /api/calendar.ics', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
-    expect(response.headers.get('cache-control')).toBe('private');
+    expect(response.headers.get('cache-control')).toBe('private, no-cache');
     expect(response.headers.get('etag')).toMatch(/^"[\w-]{32}"$/);
     expectWellFormedLines(response.bytes);
 
@@ -123,7 +123,7 @@ describe('GET /api/calendar.ics', () => {
       expect(cached.status).toBe(304);
       expect(cached.bytes.length).toBe(0);
       expect(cached.headers.get('etag')).toBe(etag);
-      expect(cached.headers.get('cache-control')).toBe('private');
+      expect(cached.headers.get('cache-control')).toBe('private, no-cache');
     }
     expect((await fetchIcs(account.token, '', { headers: { 'if-none-match': '"stale"' } })).status).toBe(200);
 

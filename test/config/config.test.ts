@@ -48,10 +48,18 @@ describe('release engine settings', () => {
     expect(problemsOf({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: '10.0.0.0/33' }).join()).toMatch(/AIRDATE_WEBHOOK_ALLOWED_HOSTS/);
     expect(loadConfig({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback, 192.168.1.0/24, ha.lan', AIRDATE_ROLE: 'worker' }).jobs.role).toBe('worker');
   });
+
+  it('reads AIRDATE_ALLOWED_HOSTS (none by default) and refuses an entry that is no host, naming it', () => {
+    expect(loadConfig({}).web.allowedHosts).toEqual([]);
+    expect(loadConfig({ AIRDATE_ALLOWED_HOSTS: 'Airdate.Example.com, .home.example' }).web.allowedHosts).toEqual(['airdate.example.com', '.home.example']);
+    expect(problemsOf({ AIRDATE_ALLOWED_HOSTS: 'airdate.example.com, https://airdate.example.com' })).toEqual([
+      'AIRDATE_ALLOWED_HOSTS: "https://airdate.example.com" is not a host name, a .suffix, an IP address or *',
+    ]);
+  });
 });
 
 describe('log and metrics settings', () => {
-  it('defaults: info, a format chosen by the terminal, metrics on the main port without a token', () => {
+  it('defaults: info, a format chosen by the terminal, metrics on, without a token or a port of their own', () => {
     const config = loadConfig({});
     expect([config.logLevel, config.logFormat]).toEqual(['info', 'auto']);
     expect(config.metrics).toEqual({ enabled: true, port: undefined, token: undefined });

@@ -120,6 +120,11 @@ describe('Dockerfile', () => {
       for (const asset of ['/api/openapi.json', '/api/docs', '/api/docs/swagger-ui-bundle.js', '/api/docs/swagger-ui.css']) {
         expect((await fetch(`${server.baseUrl}${asset}`)).status, asset).toBe(200);
       }
+      // GraphiQL's files come from @graphql-yoga/render-graphiql, loaded by the built server on the first visit.
+      const graphiql = await (await fetch(`${server.baseUrl}/graphql`, { headers: { accept: 'text/html' } })).text();
+      const start = /src="(\/graphiql\/[^"]+\/start\.js)"/.exec(graphiql)?.[1];
+      expect(start).toBeDefined();
+      expect((await fetch(`${server.baseUrl}${start!.replace('start.js', 'yoga-graphiql.js')}`)).status).toBe(200);
 
       const stopping = performance.now();
       expect(await server.stop()).toBe(0);

@@ -24,7 +24,10 @@ describe('a serve process at the edge', () => {
     const host = `Host: localhost:${port}\r\n`;
     const cases: [string, number, RegExp][] = [
       [`OPTIONS * HTTP/1.1\r\n${host}\r\n`, 400, /request target \* names no resource/],
-      [`GET http://other.host/api/machine/summary HTTP/1.1\r\n${host}\r\n`, 401, /missing API token/],
+      [`GET http://other.lan/api/machine/summary HTTP/1.1\r\n${host}\r\n`, 401, /missing API token/],
+      // A host this server does not answer to (DNS rebinding), in an absolute-form target or the Host header.
+      [`GET http://attacker.example/healthz HTTP/1.1\r\n${host}\r\n`, 400, /does not answer to the host "attacker\.example"/],
+      ['GET /graphql HTTP/1.1\r\nHost: attacker.example:4000\r\n\r\n', 400, /does not answer to the host "attacker\.example"/],
       [`GET /api/machine/summary HTTP/1.1\r\nHost: [::1\r\n\r\n`, 400, /Host header is not a valid/],
       [`GET /healthz HTTP/1.1\r\nHost: localhost:99999\r\n\r\n`, 400, /Host header is not a valid/],
       [`GET /healthz HTTP/1.1\r\n${host}X-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 431, /over 16384 bytes/],

@@ -33,18 +33,25 @@ it('follow the token when it is regenerated', async () => {
 
 // Last in the file: an app's close() closes the process's one database connection (the next
 // createApp opens it again), so no test may use `app` after this one.
-it('use AIRDATE_PUBLIC_URL when set, and a trusted proxy\'s forwarded scheme and host otherwise', async () => {
+it('use AIRDATE_PUBLIC_URL when set, and a trusted proxy\'s forwarded scheme and host otherwise, never a host the server does not answer to', async () => {
   const env = { DATABASE_URL: config.database.url, AIRDATE_DATA_DIR: config.dataDir, AIRDATE_LOG_LEVEL: 'silent' };
   const user = await makeAccount();
   const behindProxy = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'tv.example.org' };
   for (const [settings, headers, origin] of [
     [{ AIRDATE_PUBLIC_URL: 'https://airdate.example.com/' }, behindProxy, 'https://airdate.example.com'],
-    [{ AIRDATE_TRUST_PROXY: 'true' }, behindProxy, 'https://tv.example.org'],
+    [{ AIRDATE_TRUST_PROXY: 'true', AIRDATE_ALLOWED_HOSTS: 'tv.example.org' }, behindProxy, 'https://tv.example.org'],
     [{}, behindProxy, 'http://airdate.test'], // an untrusted X-Forwarded-Host changes nothing
+    // A forwarded host nobody allowed (a proxy passing on whatever Host it got): no link at all.
+    [{ AIRDATE_TRUST_PROXY: 'true' }, behindProxy, undefined],
+    [{ AIRDATE_PUBLIC_URL: 'https://airdate.example.com/', AIRDATE_TRUST_PROXY: 'true' }, { 'x-forwarded-host': 'evil.example' }, undefined],
   ] as const) {
     const other = await createApp(loadConfig({ ...env, ...settings }));
     try {
-      const { json } = await call(other, 'POST', '/graphql', { token: user.token, body: { query: links }, headers });
+      const { status, json } = await call(other, 'POST', '/graphql', { token: user.token, body: { query: links }, headers });
+      if (origin === undefined) {
+        expect([status, json]).toEqual([400, { error: expect.stringMatching(/^this server does not answer to the host "(tv|evil)\.example(\.org)?"/) }]);
+        continue;
+      }
       expect(json.data.viewer.calendarUrl).toBe(`${origin}/api/calendar.ics?token=${user.token}`);
     } finally {
       await other.close();

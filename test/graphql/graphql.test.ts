@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { createGraphiQL } from '../../src/http/graphiql.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
@@ -22,10 +23,27 @@ describe('GraphQL endpoint', () => {
     expect((await call(app, 'POST', '/graphql', { body: { query: '{ viewer { name } }' } })).status).toBe(401);
   });
 
-  it('serves GraphiQL to a browser without a token', async () => {
+  it('serves GraphiQL to a browser without a token, from this server alone (test/browser/web-security.sqlite.test.ts runs it)', async () => {
     const page = await call(app, 'GET', '/graphql', { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'self'; worker-src 'self'; connect-src 'self';/);
+    expect(page.text).not.toMatch(/https?:\/\//);
+    const files = [...page.text.matchAll(/(?:href|src)="(\/graphiql\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(files).toHaveLength(3);
+    const start = await call(app, 'GET', files.find((file) => file.endsWith('/start.js'))!);
+    const version = files[0]!.split('/')[2]!;
+    for (const name of ['yoga-graphiql.js', 'graphiql.css', 'editor.worker.js', 'json.worker.js', 'graphql.worker.js', 'start.js', 'favicon.ico']) {
+      const file = await call(app, 'HEAD', `/graphiql/${version}/${name}`);
+      expect([file.status, file.headers.get('cache-control')], name).toEqual([200, 'public, max-age=31536000, immutable']);
+    }
+    expect(start.text).toContain('YogaGraphiQL.renderYogaGraphiQL');
+    // The version names the files' content: every server process serves the same page and files.
+    const elsewhere = createGraphiQL({ title: 'Another process', endpoint: '/graphql', headers: '{}' });
+    expect(await (await elsewhere.page(new Request('http://airdate.test/graphql'))).text()).toContain(`/graphiql/${version}/start.js`);
+    for (const missing of [`/graphiql/${version}/nope.js`, '/graphiql/0000000000000000/start.js', `/graphiql/${version}/start.js/x`, '/graphiql/']) {
+      expect((await call(app, 'GET', missing, { headers: { accept: 'text/html' } })).status, missing).toBe(404);
+    }
   });
 
   it('regenerates the token: the old one fails at once on REST and GraphQL', async () => {

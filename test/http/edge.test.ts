@@ -80,17 +80,17 @@ describe('request targets and Host headers the app cannot take as they are', () 
   });
 
   it('serves an absolute-form target by its path and query, ignoring the Host header as RFC 9112 says', async () => {
-    const summary = await exchange(`GET http://other.host/api/machine/summary HTTP/1.1\r\n${host}${auth}\r\n`);
+    const summary = await exchange(`GET http://other.lan/api/machine/summary HTTP/1.1\r\n${host}${auth}\r\n`);
     expect(summary.status).toBe(200);
     expect(JSON.parse(summary.body)).toHaveProperty('counts');
     // A broken Host next to an absolute-form target does not matter; ?token= in it works.
-    const viaQuery = await exchange(`GET http://other.host:9/api/machine/summary?token=${account.token} HTTP/1.1\r\nHost: [::1\r\n\r\n`);
+    const viaQuery = await exchange(`GET http://other.lan:9/api/machine/summary?token=${account.token} HTTP/1.1\r\nHost: [::1\r\n\r\n`);
     expect(viaQuery.status).toBe(200);
     // No path at all is `/` (the web app), answered as a plain `GET /` is.
-    const root = await exchange(`GET http://other.host HTTP/1.1\r\n${host}\r\n`);
+    const root = await exchange(`GET http://other.lan HTTP/1.1\r\n${host}\r\n`);
     const plainRoot = await exchange(`GET / HTTP/1.1\r\n${host}\r\n`);
     expect([root.status, root.body]).toEqual([plainRoot.status, plainRoot.body]);
-    expectRefusal(await exchange(`GET http://other.host/nowhere.json HTTP/1.1\r\n${host}\r\n`), 404, /^no such endpoint: GET \/nowhere\.json$/);
+    expectRefusal(await exchange(`GET http://other.lan/nowhere.json HTTP/1.1\r\n${host}\r\n`), 404, /^no such endpoint: GET \/nowhere\.json$/);
     expectRefusal(await exchange(`GET ftp://other.host/healthz HTTP/1.1\r\n${host}\r\n`), 400, /scheme must be http or https, not ftp:/);
     // A target without // is refused by Node's parser already.
     expectRefusal(await exchange(`GET mailto:someone@example.com HTTP/1.1\r\n${host}\r\n`), 400, /malformed HTTP request/);
@@ -125,8 +125,12 @@ describe('request targets and Host headers the app cannot take as they are', () 
     expect(withBody).toHaveLength(1);
     expectRefusal(withBody[0]!, 400, /Host header/);
     expectLoggedAtInfo(/refused GET \/healthz: the Host header is not a valid host\[:port\]/);
-    for (const fine of ['Host: \r\n', 'Host: [::1]:4000\r\n', 'Host: example.com\r\n', 'Host: localhost:4000\r\n', 'Host: 10.0.0.7\r\n']) {
+    for (const fine of ['Host: \r\n', 'Host: [::1]:4000\r\n', 'Host: airdate.lan\r\n', 'Host: localhost:4000\r\n', 'Host: 10.0.0.7\r\n']) {
       expect((await exchange(`GET /healthz HTTP/1.1\r\n${fine}\r\n`)).status, fine).toBe(200);
+    }
+    // A well-formed host this server does not answer to (allowed-hosts.ts), in the Host header or an absolute-form target.
+    for (const request of ['GET /healthz HTTP/1.1\r\nHost: example.com\r\n\r\n', `GET http://example.com/healthz HTTP/1.1\r\n${host}\r\n`]) {
+      expectRefusal(await exchange(request), 400, /^this server does not answer to the host "example\.com": set AIRDATE_PUBLIC_URL/);
     }
     expect((await exchange('GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
     await expectHealthy();

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/database.ts';
 import { call } from '../support/http.ts';
 
-const { app } = await useTestApp();
+const token = 'metrics-token-0123456789abcdef';
+const { app } = await useTestApp({ AIRDATE_METRICS_TOKEN: token });
 const dashboard = JSON.parse(readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8')) as {
   uid: string;
   title: string;
@@ -19,7 +20,7 @@ function metricNames(expr: string): string[] {
 
 /** What /metrics declares: each `# TYPE name kind`. */
 async function declaredMetrics(): Promise<Map<string, string>> {
-  const text = (await call(app, 'GET', '/metrics')).text;
+  const text = (await call(app, 'GET', '/metrics', { token })).text;
   return new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((match) => [match[1]!, match[2]!]));
 }
 

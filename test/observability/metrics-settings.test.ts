@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { freshDatabaseEnv, testDatabaseKind, useTestDatabase } from '../support/database.ts';
 import { parsePrometheusText, sampleSum } from '../support/prometheus-text.ts';
+import { rawRequest } from '../support/raw-http.ts';
 import { serverProcesses } from '../support/server-processes.ts';
 
 /** AIRDATE_METRICS, AIRDATE_METRICS_TOKEN and AIRDATE_METRICS_PORT on real `serve` processes. */
@@ -28,6 +29,16 @@ describe('metrics settings', () => {
     const samples = parsePrometheusText(await response.text());
     expect(sampleSum(samples, 'airdate_http_requests_total', { route: '/healthz', status: '200' })).toBe(1);
     expect(sampleSum(samples, 'airdate_http_requests_total', { route: '/metrics', status: '401' })).toBe(5);
+  });
+
+  it('by default (no token, no port of their own) /metrics is not served on the main port, and nothing is collected', async () => {
+    const server = await serve({ AIRDATE_LOG_LEVEL: 'info' });
+    for (const headers of [{}, { authorization: `Bearer ${token}` }, { accept: 'text/html' }] as Record<string, string>[]) {
+      const response = await fetch(`${server.baseUrl}/metrics`, { headers });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ error: expect.stringMatching(/^metrics are served on the main port only with a token: set AIRDATE_METRICS_TOKEN .* or AIRDATE_METRICS_PORT/) });
+    }
+    expect(server.output()).toContain('metrics are not collected: metrics are served on the main port only with a token');
   });
 
   it('AIRDATE_METRICS=off: /metrics is a JSON 404, also for a browser', async () => {
@@ -72,6 +83,9 @@ describe('metrics settings', () => {
       runs = sampleSum(samples, 'airdate_job_runs_total', { job_name: 'catalog-refresh', outcome: 'success' }) + sampleSum(samples, 'airdate_job_runs_total', { job_name: 'release-check', outcome: 'success' });
     }
     expect(runs).toBe(2);
+    // Open without a token on its own port, but not to a DNS-rebinding page: only to hosts the server answers to.
+    const [rebound] = await rawRequest(Number(port), 'GET /metrics HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n');
+    expect([rebound!.status, JSON.parse(rebound!.body)]).toEqual([400, { error: expect.stringContaining('does not answer to the host "attacker.example"') }]);
     await worker.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jobNames } from '../../src/jobs/release-jobs.ts';
 import { createMetrics } from '../../src/metrics/metrics.ts';
+import { knownOperationNames } from '../../src/metrics/operation-names.ts';
 import { waitFor } from '../jobs/support/job-store-harness.ts';
 import { updateAccount } from '../../src/services/accounts.ts';
 import { setFollow } from '../../src/services/library.ts';
@@ -18,7 +19,9 @@ const tmdb = await startCatalogServer(
   tmdbRoute({ shows: [{ id: 4242, name: 'Metric Show', poster_path: null, overview: '', seasons: { 1: [{ episode_number: 1, name: 'Pilot', air_date: '2026-03-01' }] } }], movies: [] }, 'tmdb-key'),
 );
 const ratePerMinute = 20;
+const metricsToken = 'metrics-token-0123456789abcdef';
 const { app } = await useTestApp({
+  AIRDATE_METRICS_TOKEN: metricsToken,
   AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback',
   AIRDATE_JOB_POLL_MS: '100',
   AIRDATE_RATE_LIMIT_PER_MINUTE: String(ratePerMinute),
@@ -28,7 +31,7 @@ const { app } = await useTestApp({
 const today = new Date().toISOString().slice(0, 10);
 
 async function scrape(): Promise<Sample[]> {
-  const response = await call(app, 'GET', '/metrics');
+  const response = await call(app, 'GET', '/metrics', { token: metricsToken });
   expect(response.status).toBe(200);
   return parsePrometheusText(response.text);
 }
@@ -43,7 +46,7 @@ async function moved(series: Record<string, [string, Record<string, string>?]>, 
 
 describe('GET /metrics', () => {
   it('answers Prometheus text with the default process metrics', async () => {
-    const response = await call(app, 'GET', '/metrics');
+    const response = await call(app, 'GET', '/metrics', { token: metricsToken });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     const samples = parsePrometheusText(response.text);
@@ -73,7 +76,7 @@ describe('GET /metrics', () => {
       },
     );
     expect(delta).toEqual({ summaries: 3, timed: 3, unauthorized: 1, notFound: 2, strangeMethod: 1 });
-    const text = (await call(app, 'GET', '/metrics')).text;
+    const text = (await call(app, 'GET', '/metrics', { token: metricsToken })).text;
     expect(text).not.toContain(user.token);
     expect(text).not.toContain('also/missing');
   });
@@ -88,30 +91,29 @@ describe('GET /metrics', () => {
     expect(delta).toEqual({ accounts: 1, episodes: 4 });
   });
 
-  it('counts GraphQL operations by name and outcome; names past the cap count as (other)', async () => {
+  it('counts GraphQL operations by name and outcome', async () => {
     const user = await makeAccount();
     const gql = (query: string, operationName?: string) => call(app, 'POST', '/graphql', { token: user.token, body: { query, operationName } });
     const delta = await moved(
       {
-        named: ['airdate_graphql_operations_total', { operation: 'MetricsViewer', outcome: 'ok' }],
-        mistaken: ['airdate_graphql_operations_total', { operation: 'MetricsBroken', outcome: 'error' }],
+        named: ['airdate_graphql_operations_total', { operation: 'Viewer', outcome: 'ok' }],
+        mistaken: ['airdate_graphql_operations_total', { operation: 'DeveloperSettings', outcome: 'error' }],
         anonymous: ['airdate_graphql_operations_total', { operation: '(anonymous)', outcome: 'ok' }],
         internal: ['airdate_graphql_operations_total', { operation: 'MachineSummary' }],
       },
       async () => {
-        expect((await gql('query MetricsViewer { viewer { name } }', 'MetricsViewer')).json.data.viewer.name).toBe(user.name);
-        expect((await gql('query MetricsViewer { viewer { name } }')).status).toBe(200);
-        expect((await gql('query MetricsBroken { viewer { nope } }', 'MetricsBroken')).json.errors).toHaveLength(1);
+        expect((await gql('query Viewer { viewer { name } }', 'Viewer')).json.data.viewer.name).toBe(user.name);
+        expect((await gql('query Viewer { viewer { name } }')).status).toBe(200);
+        expect((await gql('query DeveloperSettings { viewer { nope } }', 'DeveloperSettings')).json.errors).toHaveLength(1);
         expect((await gql('{ viewer { timezone } }')).status).toBe(200);
         // The REST facade runs its own operations: counted as HTTP requests, not here.
         expect((await call(app, 'GET', '/api/machine/summary', { token: user.token })).status).toBe(200);
       },
     );
     expect(delta).toEqual({ named: 2, mistaken: 1, anonymous: 1, internal: 0 });
-
   });
 
-  it('lists operation names only for callers with a token or a session; odd names are (invalid)', async () => {
+  it('labels only the names the server knows: made-up ones, from an account or from nobody, are (other); odd ones (invalid)', async () => {
     const user = await makeAccount();
     const labels = async () => new Set((await scrape()).filter((sample) => sample.name === 'airdate_graphql_operations_total').map((sample) => sample.labels.operation));
     const before = await labels();
@@ -119,34 +121,37 @@ describe('GET /metrics', () => {
       {
         other: ['airdate_graphql_operations_total', { operation: '(other)', outcome: 'ok' }],
         invalid: ['airdate_graphql_operations_total', { operation: '(invalid)' }],
-        listed: ['airdate_graphql_operations_total', { operation: 'MetricsPublic', outcome: 'ok' }],
+        known: ['airdate_graphql_operations_total', { operation: 'AuthInfo', outcome: 'ok' }],
       },
       async () => {
-        // Without a token: a public operation under names of the caller's choosing, none listed.
+        // An ordinary account (and anybody without one) naming its operations as it likes: none
+        // gets a label (12: the account's rate limit here is 20 requests a minute).
+        await Promise.all(
+          Array.from({ length: 12 }, (_, index) => call(app, 'POST', '/graphql', { token: user.token, body: { query: `query Made${index} { viewer { name } }` } })),
+        );
         for (let index = 0; index < 5; index++) {
-          expect((await call(app, 'POST', '/graphql', { body: { query: `query Made${index} { authInfo { signedIn } }` } })).status).toBe(200);
+          expect((await call(app, 'POST', '/graphql', { body: { query: `query Anonymous${index} { authInfo { signedIn } }` } })).status).toBe(200);
         }
         // Names that are no GraphQL name, given as operationName (the document's does not match them: a 400).
         for (const operationName of ['x'.repeat(5_000), 'a b', '{}', '\u0000', `Made${'9'.repeat(100)}`]) {
           await call(app, 'POST', '/graphql', { token: user.token, body: { query: '{ viewer { name } }', operationName } });
         }
-        // Once a caller with a token used a name, the same name from anyone counts under it.
-        expect((await call(app, 'POST', '/graphql', { token: user.token, body: { query: 'query MetricsPublic { authInfo { signedIn } }' } })).status).toBe(200);
-        expect((await call(app, 'POST', '/graphql', { body: { query: 'query MetricsPublic { authInfo { signedIn } }' } })).status).toBe(200);
+        // The web app's own names are labelled, whoever sends them.
+        expect((await call(app, 'POST', '/graphql', { body: { query: 'query AuthInfo { authInfo { signedIn } }' } })).status).toBe(200);
+        expect((await call(app, 'POST', '/graphql', { token: user.token, body: { query: 'query AuthInfo { authInfo { signedIn } }' } })).status).toBe(200);
       },
     );
-    expect(delta).toEqual({ other: 5, invalid: 5, listed: 2 });
-    expect([...(await labels())].filter((label) => !before.has(label)).sort()).toEqual(['(invalid)', '(other)', 'MetricsPublic'].filter((label) => !before.has(label)).sort());
+    expect(delta).toEqual({ other: 17, invalid: 5, known: 2 });
+    expect([...(await labels())].filter((label) => !before.has(label)).sort()).toEqual(['(invalid)', '(other)', 'AuthInfo'].filter((label) => !before.has(label)).sort());
   });
 
-  it('lists at most 200 operation names; later new names count as (other)', async () => {
+  it('keeps one series per known name and outcome however many names are sent', async () => {
     const metrics = createMetrics();
-    for (let index = 0; index < 210; index++) metrics.graphqlOperation({ operationName: `Made${index}`, outcome: 'ok', listName: true });
+    for (let index = 0; index < 10_000; index++) metrics.graphqlOperation({ operationName: `Made${index}`, outcome: 'ok' });
+    for (const name of knownOperationNames) metrics.graphqlOperation({ operationName: name, outcome: 'ok' });
     const samples = parsePrometheusText(await metrics.registry!.metrics()).filter((sample) => sample.name === 'airdate_graphql_operations_total');
-    expect(samples).toHaveLength(201);
-    expect(samples.find((sample) => sample.labels.operation === '(other)')?.value).toBe(10);
-    expect(samples.some((sample) => sample.labels.operation === 'Made199')).toBe(true);
-    expect(samples.some((sample) => sample.labels.operation === 'Made200')).toBe(false);
+    expect(samples).toHaveLength(knownOperationNames.size + 1);
+    expect(samples.find((sample) => sample.labels.operation === '(other)')?.value).toBe(10_000);
   });
 
   it('counts rate-limit refusals by limit', async () => {

@@ -133,6 +133,7 @@ const operations: Record<string, OperationSpec> = {
         content: jsonContent(responses.exportSchema),
         headers: { 'Content-Disposition': { description: '`attachment; filename="airdate-export-YYYY-MM-DD.json"`', schema: { type: 'string' } } },
       },
+      403: error('Sent with the session cookie by a page of another origin (its `Origin`, or `Sec-Fetch-Site` on anything but a followed link): `cross-site request refused`.'),
     },
   },
   'GET /healthz': { summary: 'The process is up', tag: 'Health', responses: { 200: { description: 'Up.', content: jsonContent(responses.healthSchema) } } },
