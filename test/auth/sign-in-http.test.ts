@@ -89,15 +89,21 @@ describe('signUp when AIRDATE_OPEN_SIGNUP is off (the default)', () => {
 });
 
 describe('the sign-in limit per address', () => {
-  it(`refuses an address after ${signInFailures.perAddress.points} failures, whatever the names`, async () => {
+  it(`refuses an address after ${signInFailures.perAddress.points} failures, whatever the names; an IPv6 address by its /64`, async () => {
     const limiter = createSignInLimiter({ pool: postgresCountersPool(), logger: app.logger });
-    const address = '203.0.113.77';
+    const fail = (name: string, address: string) => limiter.reserveSignIn({ name, address, deviceId: undefined });
+    // Half the failures from one IPv6 address, half from others of its /64 (an attacker picks a new one each time).
     for (let failure = 0; failure < signInFailures.perAddress.points; failure++) {
-      await limiter.check({ name: `name-${failure}`, address });
-      await limiter.fail({ name: `name-${failure}`, address });
+      await fail(`name-${failure}`, failure % 2 === 0 ? '2001:db8:77:1::1' : `2001:db8:77:1:${failure.toString(16)}::abcd`);
     }
-    await expect(limiter.check({ name: 'a-fresh-name', address })).rejects.toThrow(RateLimitedError);
-    await expect(limiter.check({ name: 'a-fresh-name', address: '203.0.113.78' })).resolves.toBeUndefined();
+    await expect(fail('a-fresh-name', '2001:0db8:0077:0001:ffff:ffff:ffff:ffff')).rejects.toThrow(RateLimitedError);
+    await expect(fail('a-fresh-name', '2001:db8:77:2::1')).resolves.toBeDefined();
+    // An IPv4 client is one key whether it reaches a dual-stack socket as IPv4 or IPv4-mapped IPv6.
+    for (let failure = 0; failure < signInFailures.perAddress.points; failure++) {
+      await fail(`name-${failure}`, failure % 2 === 0 ? '203.0.113.77' : '::ffff:203.0.113.77');
+    }
+    await expect(fail('a-fresh-name', '::ffff:cb00:714d')).rejects.toThrow(RateLimitedError);
+    await expect(fail('a-fresh-name', '203.0.113.78')).resolves.toBeDefined();
   });
 });
 

@@ -1,0 +1,95 @@
+import { RateLimitedError, ServiceBusyError } from '../errors.ts';
+
+/**
+ * A bounded, fair queue for expensive work of many clients (password hashing): at most
+ * `concurrent` pieces run at once; each owner (a client address's limit key) may have at most
+ * `perOwner` running or waiting, and at most `waiting` wait in all. A piece past either bound is
+ * refused at once, never queued: RateLimitedError (429) past the owner's bound, ServiceBusyError
+ * (503) past the overall one, both with Retry-After `retryAfterSeconds`. Work no client asked for
+ * (owner undefined: the command line) is never refused; it waits its turn as one more owner.
+ *
+ * A free slot goes to the waiting owner with the fewest pieces running (the longest-unserved among
+ * equals), not to the oldest piece: one owner's burst delays another owner's piece by at most the
+ * pieces already running, whatever the burst's size.
+ */
+export interface WorkQueue {
+  /** Runs `work` for `owner` in its turn; throws at once when the owner's or the queue's bound is reached. */
+  run<T>(owner: string | undefined, work: () => Promise<T>): Promise<T>;
+  /** What it holds now, and how many pieces it has started since it was made. */
+  stats(): { running: number; waiting: number; started: number };
+}
+
+export interface WorkQueueBounds {
+  concurrent: number;
+  perOwner: number;
+  waiting: number;
+  retryAfterSeconds: number;
+}
+
+interface Owner {
+  running: number;
+  /** Pieces waiting, oldest first: each resolves when its slot is given. */
+  queue: (() => void)[];
+}
+
+export function createWorkQueue(bounds: WorkQueueBounds): WorkQueue {
+  /** Owners with pieces running or waiting, in the order they were last served. */
+  const owners = new Map<string, Owner>();
+  let running = 0;
+  let waiting = 0;
+  let started = 0;
+
+  /** The waiting owner to serve next: fewest running, then the one served longest ago (Map order). */
+  const nextOwner = (): [string, Owner] | undefined => {
+    let best: [string, Owner] | undefined;
+    for (const entry of owners) {
+      if (entry[1].queue.length > 0 && (best === undefined || entry[1].running < best[1].running)) best = entry;
+    }
+    return best;
+  };
+
+  const start = (key: string, owner: Owner): void => {
+    running++;
+    started++;
+    owner.running++;
+    // Served now: to the back of the order.
+    owners.delete(key);
+    owners.set(key, owner);
+  };
+
+  const finish = (key: string, owner: Owner): void => {
+    running--;
+    owner.running--;
+    if (owner.running === 0 && owner.queue.length === 0) owners.delete(key);
+    const next = nextOwner();
+    if (next === undefined) return;
+    waiting--;
+    start(...next);
+    next[1].queue.shift()!();
+  };
+
+  return {
+    async run(ownerKey, work) {
+      // The empty key is no address's: addresses are never empty.
+      const key = ownerKey ?? '';
+      const known = owners.get(key);
+      if (ownerKey !== undefined) {
+        if (known !== undefined && known.running + known.queue.length >= bounds.perOwner) throw new RateLimitedError(bounds.retryAfterSeconds);
+        if (running >= bounds.concurrent && waiting >= bounds.waiting) throw new ServiceBusyError(bounds.retryAfterSeconds);
+      }
+      const owner = known ?? { running: 0, queue: [] };
+      if (known === undefined) owners.set(key, owner);
+      if (running < bounds.concurrent) start(key, owner);
+      else {
+        waiting++;
+        await new Promise<void>((resolve) => owner.queue.push(resolve));
+      }
+      try {
+        return await work();
+      } finally {
+        finish(key, owner);
+      }
+    },
+    stats: () => ({ running, waiting, started }),
+  };
+}
