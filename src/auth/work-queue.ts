@@ -8,9 +8,10 @@ import { RateLimitedError, ServiceBusyError } from '../errors.ts';
  * (503) past the overall one, both with Retry-After `retryAfterSeconds`. Work no client asked for
  * (owner undefined: the command line) is never refused; it waits its turn as one more owner.
  *
- * A free slot goes to the waiting owner with the fewest pieces running (the longest-unserved among
- * equals), not to the oldest piece: one owner's burst delays another owner's piece by at most the
- * pieces already running, whatever the burst's size.
+ * A free slot goes to the waiting owner that has had the fewest pieces started since it last had
+ * none running or waiting (the earliest to arrive among equals), not to the oldest piece: a client
+ * that keeps a burst going falls behind every newcomer, so one address's burst delays another
+ * person's piece by at most the pieces already running, whatever the burst's size.
  */
 export interface WorkQueue {
   /** Runs `work` for `owner` in its turn; throws at once when the owner's or the queue's bound is reached. */
@@ -28,33 +29,33 @@ export interface WorkQueueBounds {
 
 interface Owner {
   running: number;
+  /** Pieces started since the owner last had none running or waiting. */
+  started: number;
   /** Pieces waiting, oldest first: each resolves when its slot is given. */
   queue: (() => void)[];
 }
 
 export function createWorkQueue(bounds: WorkQueueBounds): WorkQueue {
-  /** Owners with pieces running or waiting, in the order they were last served. */
+  /** Owners with pieces running or waiting, in the order they came. */
   const owners = new Map<string, Owner>();
   let running = 0;
   let waiting = 0;
   let started = 0;
 
-  /** The waiting owner to serve next: fewest running, then the one served longest ago (Map order). */
-  const nextOwner = (): [string, Owner] | undefined => {
-    let best: [string, Owner] | undefined;
-    for (const entry of owners) {
-      if (entry[1].queue.length > 0 && (best === undefined || entry[1].running < best[1].running)) best = entry;
+  /** The waiting owner to serve next: fewest started, then the first to come (Map order). */
+  const nextOwner = (): Owner | undefined => {
+    let best: Owner | undefined;
+    for (const owner of owners.values()) {
+      if (owner.queue.length > 0 && (best === undefined || owner.started < best.started)) best = owner;
     }
     return best;
   };
 
-  const start = (key: string, owner: Owner): void => {
+  const start = (owner: Owner): void => {
     running++;
     started++;
     owner.running++;
-    // Served now: to the back of the order.
-    owners.delete(key);
-    owners.set(key, owner);
+    owner.started++;
   };
 
   const finish = (key: string, owner: Owner): void => {
@@ -64,8 +65,8 @@ export function createWorkQueue(bounds: WorkQueueBounds): WorkQueue {
     const next = nextOwner();
     if (next === undefined) return;
     waiting--;
-    start(...next);
-    next[1].queue.shift()!();
+    start(next);
+    next.queue.shift()!();
   };
 
   return {
@@ -77,9 +78,9 @@ export function createWorkQueue(bounds: WorkQueueBounds): WorkQueue {
         if (known !== undefined && known.running + known.queue.length >= bounds.perOwner) throw new RateLimitedError(bounds.retryAfterSeconds);
         if (running >= bounds.concurrent && waiting >= bounds.waiting) throw new ServiceBusyError(bounds.retryAfterSeconds);
       }
-      const owner = known ?? { running: 0, queue: [] };
+      const owner = known ?? { running: 0, started: 0, queue: [] };
       if (known === undefined) owners.set(key, owner);
-      if (running < bounds.concurrent) start(key, owner);
+      if (running < bounds.concurrent) start(owner);
       else {
         waiting++;
         await new Promise<void>((resolve) => owner.queue.push(resolve));

@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { deviceCookie } from '../../src/auth/device-cookie.ts';
+import { passwordHashingStats } from '../../src/auth/password.ts';
 import { createSignInLimiter } from '../../src/auth/sign-in-limit.ts';
 import { db, postgresCountersPool } from '../../src/db/client.ts';
 import { RateLimitedError } from '../../src/errors.ts';
-import { signInFailures } from '../../src/limits.ts';
-import { Browser, makePerson, signedInPerson } from '../support/browser.ts';
-import { useTestApp } from '../support/database.ts';
+import { passwordHashing, signInFailures, trustedDeviceMs } from '../../src/limits.ts';
+import { Browser, makePerson, signedInPerson, testOrigin } from '../support/browser.ts';
+import { testDatabaseKind, useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
 
-const { app } = await useTestApp();
+const { app, config } = await useTestApp();
 
 const signIn = 'mutation($n: String!, $p: String!) { signIn(name: $n, password: $p) { name role hasPassword } }';
 
@@ -78,6 +81,104 @@ describe('signIn', () => {
     const answer = await new Browser(app).graphql(signIn, { n: 'x'.repeat(5000), p: 'y'.repeat(5000) });
     expect(answer.status).toBe(401);
   });
+});
+
+describe('the sign-in limit under concurrent attempts', () => {
+  it(`checks no more than ${signInFailures.perName.points} passwords of a burst at once (on PostgreSQL through two server instances), then refuses the right one`, async () => {
+    const person = await makePerson();
+    // On PostgreSQL a second app on the same database counts in the same table, as another process would.
+    const second = testDatabaseKind() === 'postgres' ? await createApp(config) : undefined;
+    try {
+      const apps = second ? [app, second] : [app];
+      const before = passwordHashingStats().started;
+      // Each from its own address, as a botnet sends them: only the name's limit stands in the way.
+      const burst = await Promise.all(
+        Array.from({ length: 24 }, (_, index) => new Browser(apps[index % apps.length]!).graphql(signIn, { n: person.name, p: `wrong guess ${index}` })),
+      );
+      expect(passwordHashingStats().started - before).toBe(signInFailures.perName.points);
+      const statuses = burst.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 401)).toHaveLength(signInFailures.perName.points);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(24 - signInFailures.perName.points);
+      for (const target of apps) expect((await new Browser(target).graphql(signIn, { n: person.name, p: person.password })).status).toBe(429);
+      expect(passwordHashingStats().started - before).toBe(signInFailures.perName.points);
+    } finally {
+      await second?.jobs.stop(2_000);
+    }
+  }, 120_000);
+
+  it('answers another person promptly during a burst: each address gets a few checks queued, the rest 429 at once', async () => {
+    const person = await makePerson();
+    const attackers = [new Browser(app), new Browser(app)];
+    const answered: string[] = [];
+    const before = passwordHashingStats().started;
+    const burst = attackers.flatMap((attacker, which) =>
+      Array.from({ length: 2 * passwordHashing.perAddress }, (_, index) =>
+        attacker.graphql(signIn, { n: `nobody-${which}-${index}-${person.name}`, p: 'guess guess' }).then((answer) => {
+          answered.push(`attacker ${answer.status}`);
+          return answer;
+        }),
+      ),
+    );
+    // Every attempt of the burst is queued or refused before the person's comes in.
+    await expect.poll(() => passwordHashingStats().started - before + passwordHashingStats().waiting + answered.length, { timeout: 30_000 }).toBe(burst.length);
+    const own = await new Browser(app).graphql(signIn, { n: person.name, p: person.password });
+    answered.push('person');
+    expect(own.status).toBe(200);
+    const answers = await Promise.all(burst);
+    const refused = answers.filter((answer) => answer.status === 429);
+    // A burst of 8 per address over a bound of 4: some refused at once, whatever the machine's speed.
+    expect(refused.length).toBeGreaterThanOrEqual(2);
+    for (const answer of refused) {
+      expect(answer.headers.get('retry-after')).toBe(String(passwordHashing.retryAfterSeconds));
+      expect(answer.json.errors[0].extensions.code).toBe('RATE_LIMITED');
+    }
+    expect(answers.filter((answer) => answer.status === 401)).toHaveLength(burst.length - refused.length);
+    // The person's check started at the first or second slot freed (two were running): however
+    // many of the burst's checks were queued before it, at most the few started ahead of it are
+    // answered first (FIFO would answer every queued one first).
+    const checkedBefore = answered.slice(0, answered.indexOf('person')).filter((entry) => entry === 'attacker 401');
+    expect(checkedBefore.length).toBeLessThanOrEqual(passwordHashing.concurrent + 2);
+    expect(answers.length - refused.length).toBeGreaterThan(passwordHashing.concurrent + 2);
+  }, 120_000);
+});
+
+describe('the per-name lockout and the owner’s browsers (device cookie)', () => {
+  it('a name a stranger has locked still signs in from a browser that signed in to it before, which has a failure count of its own', async () => {
+    const person = await makePerson();
+    const other = await makePerson();
+    const own = await new Browser(app).signIn(person.name, person.password);
+    expect([...own.jar.keys()]).toEqual(['airdate_session', 'airdate_device']);
+    await own.graphql('mutation { signOut }');
+    expect([...own.jar.keys()]).toEqual(['airdate_device']);
+    const elsewhere = await new Browser(app).signIn(other.name, other.password);
+
+    // The stranger's guesses come from many addresses at once; the owner's typos below too (its cookie copied).
+    const failures = (cookie: string | undefined, count: number) =>
+      Promise.all(
+        Array.from({ length: count }, async (_, attempt) => {
+          const browser = new Browser(app);
+          browser.cookie = cookie;
+          return (await browser.graphql(signIn, { n: person.name, p: `guess ${attempt}` })).status;
+        }),
+      );
+    expect(await failures(undefined, signInFailures.perName.points)).toEqual(Array(signInFailures.perName.points).fill(401));
+    const right = { n: person.name, p: person.password };
+    expect((await new Browser(app).graphql(signIn, right)).status).toBe(429);
+    // Trusted for its own account only; altered, or older than its life: not trusted at all.
+    expect((await elsewhere.graphql(signIn, right)).status).toBe(429);
+    const forged = new Browser(app);
+    forged.cookie = own.cookie!.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A'));
+    expect((await forged.graphql(signIn, right)).status).toBe(429);
+    const expired = new Browser(app);
+    expired.cookie = deviceCookie(new Request(testOrigin), person.id, Date.now() - trustedDeviceMs - 1).split(';')[0];
+    expect((await expired.graphql(signIn, right)).status).toBe(429);
+
+    expect((await own.graphql(signIn, right)).status).toBe(200);
+    await own.graphql('mutation { signOut }');
+    expect(await failures(own.cookie, signInFailures.perDevice.points)).toEqual(Array(signInFailures.perDevice.points).fill(401));
+    const locked = await own.graphql(signIn, right);
+    expect([locked.status, locked.json.errors[0].extensions.code]).toEqual([429, 'RATE_LIMITED']);
+  }, 120_000);
 });
 
 describe('signUp when AIRDATE_OPEN_SIGNUP is off (the default)', () => {
