@@ -259,7 +259,8 @@ export const sessionUserAgentChars = 300;
  * provider's discovery document is fetched within `discoveryTimeoutSeconds`, and after a failure
  * not again before `discoveryRetryMs` (a provider that is down is not asked on every click).
  * `returnToChars`: longest path a sign-in returns to; `errorChars`: longest provider error text
- * passed on to the sign-in page.
+ * passed on to the sign-in page; `subjectChars`: longest `sub` claim accepted (OpenID Connect Core
+ * 1.0, section 2, allows 255).
  */
 export const oidcTimes = { stateMs: 10 * 60 * 1000, discoveryTimeoutSeconds: 10, discoveryRetryMs: 10_000 } as const;
-export const oidcLengths = { returnToChars: 2_000, errorChars: 300 } as const;
+export const oidcLengths = { returnToChars: 2_000, errorChars: 300, subjectChars: 255 } as const;

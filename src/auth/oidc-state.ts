@@ -86,16 +86,20 @@ function asSignInState(value: unknown): SignInState | undefined {
 }
 
 /**
- * `returnTo` when it is a path on this server, else `/`: it must start with one `/` (not `//`,
- * which a browser reads as another host, nor `/\`, which some read the same way), hold no control
- * characters and stay within oidcLengths.returnToChars. Never an absolute URL: an open redirect
- * would let a link to our sign-in send people anywhere.
+ * `returnTo` as a path on this server, else `/`. It must start with one `/` (not `//`, which a
+ * browser reads as another host), hold no backslash (read as `/` in http URLs) and no control
+ * character (a browser's URL parser drops tabs and line breaks, which could join two `/`). What is
+ * kept is the URL parser's own serialisation of it: dot segments resolved (a `/.//host` that would
+ * come out as `//host` goes to `/`), and every character outside printable ASCII percent-encoded as a
+ * browser would (`/。evil.example` becomes `/%E3%80%82evil.example`, a path), so it always fits a
+ * Location header. Never an absolute URL: an open redirect would let a link to our sign-in send
+ * people anywhere. Checked when the sign-in starts, and again when its state is read.
  */
 export function safeReturnTo(returnTo: string | null | undefined): string {
   if (typeof returnTo !== 'string' || returnTo.length > oidcLengths.returnToChars) return '/';
-  if (!returnTo.startsWith('/') || returnTo.startsWith('//') || returnTo.startsWith('/\\')) return '/';
-  if (/[\u0000-\u001f\u007f\\]/.test(returnTo)) return '/';
-  // Whatever a browser's URL parser makes of it, it must stay on the same origin.
+  if (!returnTo.startsWith('/') || returnTo.startsWith('//') || /[\u0000-\u001f\u007f-\u009f\\]/.test(returnTo)) return '/';
   const base = 'http://airdate.invalid';
-  return new URL(returnTo, base).origin === base ? returnTo : '/';
+  const url = new URL(returnTo, base);
+  const path = url.pathname + url.search + url.hash;
+  return url.origin === base && !path.startsWith('//') && path.length <= oidcLengths.returnToChars ? path : '/';
 }

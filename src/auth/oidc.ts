@@ -1,7 +1,7 @@
 import * as client from 'openid-client';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { oidcTimes } from '../limits.ts';
+import { oidcLengths, oidcTimes } from '../limits.ts';
 import { isLoopbackHttp } from './oidc-issuer.ts';
 
 /** OpenID Connect settings (config.web.oidc), present when AIRDATE_OIDC_ISSUER is set. */
@@ -32,7 +32,14 @@ export interface VerifiedIdentity {
 
 /**
  * The relying party for one provider (openid-client v6): authorization code flow with PKCE (S256),
- * state and nonce. The discovery document is fetched once and kept; while the provider cannot be
+ * state and nonce, and the ID token's signature checked against the provider's published keys
+ * (openid-client's enableNonRepudiationChecks: its `jwks_uri`, cached, re-read when older than five
+ * minutes or when a token names a key the cached set lacks and it is over a minute old). The
+ * library's default for the code flow trusts the token endpoint's TLS instead; with the signature
+ * checked as well, a token made or altered by whatever answers at the token endpoint's address signs
+ * nobody in unless the provider's published keys are replaced too (docs/oidc.md). Only asymmetric
+ * signatures are accepted (RS, PS, ES, EdDSA): an ID token signed with the client secret (HS256) is
+ * refused. The discovery document is fetched once and kept; while the provider cannot be
  * reached the server runs on, and each sign-in attempt (at most one per
  * oidcTimes.discoveryRetryMs) tries again, failing with a message the sign-in page shows.
  */
@@ -53,7 +60,7 @@ export function createOidcClient(
     try {
       const found = await client.discovery(issuer, settings.clientId, undefined, authentication, {
         timeout: oidcTimes.discoveryTimeoutSeconds,
-        execute: isLoopbackHttp(issuer) ? [client.allowInsecureRequests] : [],
+        execute: [client.enableNonRepudiationChecks, ...(isLoopbackHttp(issuer) ? [client.allowInsecureRequests] : [])],
       });
       configuration = found;
       lastFailure = undefined;
@@ -104,8 +111,9 @@ export function createOidcClient(
 
     /**
      * Redeems the code in `callbackUrl` (the public callback URL with the provider's query) and
-     * checks state, nonce, PKCE, issuer and the ID token's signature; asks the userinfo endpoint
-     * for the name claims when the ID token does not carry them (many providers put them there only).
+     * checks state, PKCE (at the provider), the ID token's signature, issuer, audience, expiry and
+     * nonce, and that its `sub` is one Airdate can store; asks the userinfo endpoint for the name
+     * claims when the ID token does not carry them (many providers put them there only).
      */
     async finish(callbackUrl: URL, pending: PendingSignIn): Promise<VerifiedIdentity> {
       const found = await providerConfiguration();
@@ -122,6 +130,14 @@ export function createOidcClient(
         accessToken = tokens.access_token;
       } catch (error) {
         throw refusal(error);
+      }
+      // A `sub` is 1 to 255 characters. An empty one would make every such person one identity; a
+      // longer one, or one with control characters (PostgreSQL cannot store a NUL), is refused here
+      // on every database instead of failing at the insert.
+      if (claims.sub === '' || [...claims.sub].length > oidcLengths.subjectChars || /\p{Cc}/u.test(claims.sub)) {
+        throw new OidcError(
+          `the identity provider sent an identity Airdate cannot use (its "sub" claim is empty, over ${oidcLengths.subjectChars} characters or holds control characters); ask your administrator`,
+        );
       }
       let profile: Record<string, unknown> = claims;
       if (text(claims.preferred_username) === undefined && text(claims.email) === undefined && found.serverMetadata().userinfo_endpoint) {
@@ -151,6 +167,10 @@ function refusal(error: unknown): OidcError {
   }
   if (error instanceof client.ResponseBodyError) {
     return new OidcError(`the identity provider refused the sign-in (${error.error}); start again`);
+  }
+  if (error instanceof client.ClientError && error.cause instanceof Response) {
+    // Not an OAuth error: a proxy's error page, a provider in trouble.
+    return new OidcError(`the identity provider could not complete the sign-in (HTTP ${error.cause.status}: ${error.message}); start again`);
   }
   return new OidcError(`the identity provider's answer could not be verified (${describe(error)}); start again`);
 }

@@ -78,7 +78,8 @@ export function createOidcRoutes(props: { web: Config['web']; logger: Logger }) 
 
   /** Redirect to the sign-in page with the message; ends the sign-in's state unless `clearState` is false. */
   function toSignIn(request: Request, message: string, clearState = true): Response {
-    const shown = [...message].slice(0, oidcLengths.errorChars).join('');
+    // A provider's error text can hold a lone surrogate (valid in JSON), which encodeURIComponent refuses.
+    const shown = [...message.replace(/\p{Cs}/gu, '\uFFFD')].slice(0, oidcLengths.errorChars).join('');
     const headers = redirectHeaders(`/sign-in?error=${encodeURIComponent(shown)}`);
     if (clearState) headers.append('set-cookie', clearStateCookie(request, web));
     return new Response(null, { status: 302, headers });

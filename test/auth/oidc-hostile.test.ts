@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
-import { encryptSecret } from '../../src/auth/crypto.ts';
+import { decryptSecret, encryptSecret } from '../../src/auth/crypto.ts';
 import { createOidcClient } from '../../src/auth/oidc.ts';
 import { secretKey } from '../../src/auth/secret-key.ts';
 import { initSessions } from '../../src/auth/sessions.ts';
@@ -123,15 +123,46 @@ describe('returnTo stays on this server', () => {
     ['an absolute URL', 'https://evil.example', '/'],
     ['a backslash host', '/\\evil.example', '/'],
     ['a line break (header injection)', '/\r\nSet-Cookie: x=1', '/'],
+    ['a tab between two slashes (a URL parser drops it)', '/\t/evil.example', '/'],
+    ['a C1 control character', '/\u0085evil.example', '/'],
     ['a javascript: URL', 'javascript:alert(1)', '/'],
     ['a relative path', 'evil.example', '/'],
+    ['a dot segment that resolves to //', '/.//evil.example', '/'],
+    ['percent-encoded dot segments that resolve to //', '/%2e%2e//evil.example', '/'],
     ['a path over 2 000 characters', `/${'a'.repeat(2_000)}`, '/'],
+    ['a path that percent-encoding makes longer than 2 000 characters', `/${'🎬'.repeat(200)}`, '/'],
+    ['an ideographic full stop (U+3002, a "." to some URL parsers)', '/。evil.example', '/%E3%80%82evil.example'],
+    ['a fullwidth solidus (U+FF0F)', '/／evil.example', '/%EF%BC%8Fevil.example'],
+    ['an emoji', '/🎬', '/%F0%9F%8E%AC'],
+    ['a Latin-1 letter', '/café', '/caf%C3%A9'],
+    ['non-Latin-1 characters in the query and fragment', '/search?q=映画#ü', '/search?q=%E6%98%A0%E7%94%BB#%C3%BC'],
+    ['a percent-encoded double slash (a harmless path)', '/%2F%2Fevil.example', '/%2F%2Fevil.example'],
     ['a percent-encoded line break (a harmless path)', '/%0d%0a', '/%0d%0a'],
     ['a path with query and fragment', '/settings/developer?tab=webhook#log', '/settings/developer?tab=webhook#log'],
-  ])('returnTo as %s lands on its own path or on /', async (_, returnTo, expected) => {
+  ])('returnTo as %s is made safe when the sign-in starts, and the callback goes there', async (_, returnTo, expected) => {
     const run = await runSignIn(app, provider, { username: person().sub, query: `returnTo=${encodeURIComponent(returnTo)}` });
+    expect(run.callback.status).toBe(302);
     expect(run.callback.location).toBe(expected);
+    // Decided before the browser left for the provider: the sealed state holds the safe path.
+    const sealed = run.stateCookie.slice('airdate_oidc='.length);
+    expect((JSON.parse(decryptSecret(sealed, secretKey())) as { returnTo: string }).returnTo).toBe(expected);
     expect(run.sessionCookie).toBeDefined();
+    expect(run.callback.cookies.get('airdate_oidc')).toBe('');
+    // The next sign-in works as usual.
+    const next = await runSignIn(app, provider, { username: person().sub, query: 'returnTo=/calendar' });
+    expect([next.callback.location, next.sessionCookie !== undefined]).toEqual(['/calendar', true]);
+  });
+
+  it('sends a state sealed by an older version with a non-ASCII returnTo to its encoded path, not a 500', async () => {
+    const someone = person();
+    const start = await navigate(app, '/auth/oidc/start');
+    const returned = await provider.signIn(start.location!, { username: someone.sub });
+    const sealed = JSON.parse(decryptSecret(start.cookies.get('airdate_oidc')!, secretKey())) as Record<string, unknown>;
+    const old = encryptSecret(JSON.stringify({ ...sealed, returnTo: '/。evil.example' }), secretKey());
+    const callback = await navigate(app, returned.pathname + returned.search, `airdate_oidc=${old}`);
+    expect(callback.status).toBe(302);
+    expect(callback.location).toBe('/%E3%80%82evil.example');
+    expect(callback.cookies.get('airdate_session')).toMatch(/^[\w-]{43}$/);
   });
 });
 

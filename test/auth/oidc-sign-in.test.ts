@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
-import { sessionFromRequest, startSession } from '../../src/auth/sessions.ts';
+import { startSession } from '../../src/auth/sessions.ts';
 import { loadConfig } from '../../src/config.ts';
 import { db } from '../../src/db/client.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { startOidcProvider } from '../support/oidc-provider.ts';
-import { airdateOrigin, callbackUrl, joinCookies, navigate, runSignIn, signInError } from '../support/oidc-sign-in.ts';
+import { accountOfSession, airdateOrigin, callbackUrl, joinCookies, navigate, runSignIn, signInError } from '../support/oidc-sign-in.ts';
 
 // Single sign-on end to end: Airdate in-process (app.fetch), a real OpenID provider over HTTP.
 const provider = await startOidcProvider({ redirectUri: callbackUrl });
@@ -47,12 +47,6 @@ async function graphqlWithCookie(target: App, cookie: string, query: string) {
     }),
   );
   return { status: response.status, json: (await response.json()) as any };
-}
-
-async function accountOfSession(cookie: string | undefined) {
-  expect(cookie).toBeDefined();
-  const session = await sessionFromRequest(new Request(`${airdateOrigin}/`, { headers: { cookie: cookie! } }));
-  return session?.account;
 }
 
 describe('single sign-on with account creation on', () => {

@@ -5,9 +5,9 @@ import { startOidcProvider } from '../support/oidc-provider.ts';
 import { completeSetup, launchChromium, signInThroughPage, startAirdate } from './browser-support.ts';
 
 // Sign-in under attack and by single sign-on, in a real browser: the sign-in limit's 429 shown
-// (and the owner's own browser let in all the same, by its device cookie),
-// cross-site requests from another origin's page refused with nothing changed, and the SSO button
-// completing a sign-in through a real OpenID provider.
+// (and the owner's own browser let in all the same, by its device cookie), cross-site requests
+// from another origin's page refused with nothing changed, the SSO button completing a sign-in
+// through a real OpenID provider, and hostile returnTo paths landing on this origin.
 const freePort = () =>
   new Promise<number>((resolve) => {
     const probe = createNetServer().listen(0, '127.0.0.1', () => {
@@ -119,6 +119,34 @@ describe('sign-in in the browser', { timeout: 180_000 }, () => {
     await page.getByRole('heading', { name: 'Import & export' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/import-export');
     await page.getByText('bob', { exact: true }).waitFor();
+    await context.close();
+  });
+
+  it("returns from single sign-on started by another origin's link with a hostile returnTo to a page of this origin only", async () => {
+    // returnTo as a link on another page of the same site could set it, and where the browser lands.
+    const cases = [
+      ['/。evil.example', '/%E3%80%82evil.example'],
+      ['/🎬', '/%F0%9F%8E%AC'],
+      ['/.//evil.example', '/'],
+      ['//evil.example', '/'],
+      ['/\\evil.example', '/'],
+    ];
+    const links: Server = createHttpServer((_, response) => {
+      const anchors = cases.map(([returnTo], index) => `<a id="l${index}" href="${airdate.baseUrl}/auth/oidc/start?returnTo=${encodeURIComponent(returnTo!)}">${index}</a>`);
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>links</title>${anchors.join(' ')}`);
+    });
+    await new Promise<void>((resolve) => links.listen(0, '127.0.0.1', resolve));
+    afterAll(() => new Promise((resolve) => links.close(resolve)));
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    for (const [index, [returnTo, expected]] of cases.entries()) {
+      await page.goto(`http://localhost:${(links.address() as AddressInfo).port}/`);
+      const [authorization] = await Promise.all([page.waitForRequest((request) => request.url().startsWith(`${provider.issuer}/`)), page.click(`#l${index}`)]);
+      const callback = await provider.signIn(authorization.url(), { username: 'sso-bob' });
+      const answer = await page.goto(callback.href);
+      expect([returnTo, answer?.status(), page.url()]).toEqual([returnTo, 200, `${airdate.baseUrl}${expected}`]);
+    }
     await context.close();
   });
 });

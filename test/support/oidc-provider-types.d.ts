@@ -36,6 +36,7 @@ declare module 'oidc-provider' {
     features: Record<string, { enabled: boolean }>;
     interactions: { url: (context: unknown, interaction: { uid: string }) => string | Promise<string> };
     findAccount: (context: unknown, sub: string) => Promise<ClaimsAccount | undefined>;
+    enabledJWA?: { idTokenSigningAlgValues?: string[] };
     renderError?: (context: { type: string; body: unknown }, out: Record<string, string>, error: Error) => void | Promise<void>;
   }
 
@@ -43,6 +44,8 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration: Configuration);
     readonly issuer: string;
     Grant: { new (props: { accountId: string; clientId: string }): Grant; find(id: string): Promise<Grant | undefined> };
+    /** A Koa middleware around the provider's own (only what the tests read and set of its context). */
+    use(middleware: (context: { method: string; path: string; status: number; body: unknown }, next: () => Promise<void>) => Promise<void>): this;
     callback(): (request: IncomingMessage, response: ServerResponse) => void;
     interactionDetails(request: IncomingMessage, response: ServerResponse): Promise<InteractionDetails>;
     interactionFinished(

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { type InteractionDetails } from 'oidc-provider';
@@ -11,7 +11,7 @@ import { afterAll } from 'vitest';
  * instead of the package's development pages whose HTML may change between versions.
  *
  * The issuer is plain http on 127.0.0.1, which Airdate accepts for loopback issuers only
- * (src/auth/oidc-client.ts).
+ * (src/auth/oidc-issuer.ts).
  */
 
 /** A person the provider knows; `sub` is their stable id, the rest are profile and email claims. */
@@ -21,11 +21,25 @@ export interface ProviderAccount {
   email?: string;
 }
 
+/** An answer of the token endpoint: its status and body (JSON, or a string sent as text). */
+export interface TokenAnswer {
+  status: number;
+  body: unknown;
+}
+
 export interface TestOidcProvider {
   /** `http://127.0.0.1:<port>`: what AIRDATE_OIDC_ISSUER is set to. */
   issuer: string;
   clientId: string;
   clientSecret: string;
+  /** The key the provider signs ID tokens with (RS256), published in its JWKS under `keyId`. */
+  signingKey: KeyObject;
+  keyId: string;
+  /**
+   * While set, every answer of the token endpoint passes through `rewrite` before it is sent: a
+   * provider gone wrong, or an attacker between it and Airdate. `undefined` restores the real answers.
+   */
+  rewriteTokenAnswers(rewrite: ((answer: TokenAnswer) => TokenAnswer) | undefined): void;
   /** Adds or replaces an account (by `sub`). */
   addAccount(account: ProviderAccount): void;
   /**
@@ -48,10 +62,15 @@ export async function startOidcProvider(props: { redirectUri: string; accounts?:
   const clientId = 'airdate';
   const clientSecret = randomBytes(24).toString('base64url');
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keyId = 'test-key';
+  let rewriteToken: ((answer: TokenAnswer) => TokenAnswer) | undefined;
 
   const provider = new Provider(issuer, {
     clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [props.redirectUri], token_endpoint_auth_method: 'client_secret_basic' }],
-    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'test-key', use: 'sig', alg: 'RS256' }] },
+    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: keyId, use: 'sig', alg: 'RS256' }] },
+    // HS256 (a MAC under the client secret) is announced as well, as some providers do, so that the
+    // tests can show Airdate refusing such ID tokens; the provider itself signs with RS256.
+    enabledJWA: { idTokenSigningAlgValues: ['RS256', 'HS256'] },
     cookies: { keys: [randomBytes(32).toString('hex')] },
     claims: { openid: ['sub'], profile: ['preferred_username'], email: ['email'] },
     scopes: ['openid', 'profile', 'email'],
@@ -64,6 +83,14 @@ export async function startOidcProvider(props: { redirectUri: string; accounts?:
       const account = accounts.get(sub);
       return account && { accountId: sub, claims: async () => ({ ...account }) };
     },
+  });
+  provider.use(async (context, next) => {
+    await next();
+    if (rewriteToken && context.method === 'POST' && context.path === '/token') {
+      const answer = rewriteToken({ status: context.status, body: context.body });
+      context.status = answer.status;
+      context.body = answer.body;
+    }
   });
   const providerHandler = provider.callback();
   handle = (request, response) => {
@@ -86,10 +113,30 @@ export async function startOidcProvider(props: { redirectUri: string; accounts?:
     issuer,
     clientId,
     clientSecret,
+    signingKey: privateKey,
+    keyId,
+    rewriteTokenAnswers: (rewrite) => void (rewriteToken = rewrite),
     addAccount: (account) => void accounts.set(account.sub, account),
     signIn: (authorizationUrl, signInProps) => playBrowser(issuer, authorizationUrl, signInProps),
     close,
   };
+}
+
+/** A compact JWS of `payload`: RS256 with an RSA private key, HS256 with a secret. */
+export function signJwt(header: { kid?: string }, payload: Record<string, unknown>, key: KeyObject | string): string {
+  const alg = typeof key === 'string' ? 'HS256' : 'RS256';
+  const input = `${base64url({ alg, typ: 'JWT', ...header })}.${base64url(payload)}`;
+  const signature = typeof key === 'string' ? createHmac('sha256', key).update(input).digest() : sign('sha256', Buffer.from(input), key);
+  return `${input}.${signature.toString('base64url')}`;
+}
+
+/** The claims of a compact JWS, unchecked. */
+export function jwtPayload(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+}
+
+function base64url(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
 
 /** The login and consent page: GET shows which prompt is pending, POSTs answer it. */

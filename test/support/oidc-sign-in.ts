@@ -1,4 +1,6 @@
+import { expect } from 'vitest';
 import type { App } from '../../src/app.ts';
+import { sessionFromRequest } from '../../src/auth/sessions.ts';
 import type { TestOidcProvider } from './oidc-provider.ts';
 
 /** The origin test requests are sent to; the provider's client is registered with its callback. */
@@ -78,4 +80,11 @@ export async function runSignIn(
 /** `a=1; b=2` from the non-empty parts. */
 export function joinCookies(...cookies: (string | undefined)[]): string {
   return cookies.filter((cookie) => cookie !== undefined && cookie !== '').join('; ');
+}
+
+/** The account `cookie` (`airdate_session=…`, which must be set) signs in to, or undefined. */
+export async function accountOfSession(cookie: string | undefined) {
+  expect(cookie).toBeDefined();
+  const session = await sessionFromRequest(new Request(`${airdateOrigin}/`, { headers: { cookie: cookie! } }));
+  return session?.account;
 }
