@@ -245,8 +245,9 @@ export const trustedDeviceMs = 180 * 24 * 60 * 60 * 1000;
  * run holds 128 MiB and a core for about a fifth of a second, so at most `concurrent` run at once.
  * A client address (its limit key) may have `perAddress` running or waiting, past which its next
  * one is refused at once (429); at most `waiting` wait in all, past which 503. Both carry
- * Retry-After `retryAfterSeconds`. A free slot goes to the address with the fewest running, so a
- * burst from one address delays another person's sign-in by at most `concurrent` hashes.
+ * Retry-After `retryAfterSeconds`. A free slot goes to the address that has had the fewest
+ * started (work-queue.ts), so another person's sign-in waits for the hashes running and at most one
+ * of each other address waiting, however long their bursts.
  */
 export const passwordHashing = { concurrent: 2, perAddress: 4, waiting: 32, retryAfterSeconds: 1 } as const;
 

@@ -10,8 +10,8 @@ import { RateLimitedError, ServiceBusyError } from '../errors.ts';
  *
  * A free slot goes to the waiting owner that has had the fewest pieces started since it last had
  * none running or waiting (the earliest to arrive among equals), not to the oldest piece: a client
- * that keeps a burst going falls behind every newcomer, so one address's burst delays another
- * person's piece by at most the pieces already running, whatever the burst's size.
+ * that keeps a burst going falls behind every newcomer, so another owner's piece waits for the
+ * pieces running and at most one of each other owner waiting, whatever the bursts' sizes.
  */
 export interface WorkQueue {
   /** Runs `work` for `owner` in its turn; throws at once when the owner's or the queue's bound is reached. */
