@@ -119,8 +119,9 @@ describe('the sign-in limit under concurrent attempts', () => {
         }),
       ),
     );
-    // Every attempt of the burst is queued or refused before the person's comes in.
-    await expect.poll(() => passwordHashingStats().started - before + passwordHashingStats().waiting + answered.length, { timeout: 30_000 }).toBe(burst.length);
+    // Every attempt of the burst is checked, waiting or refused before the person's comes in.
+    const refusedSoFar = () => answered.filter((entry) => entry === 'attacker 429').length;
+    await expect.poll(() => passwordHashingStats().started - before + passwordHashingStats().waiting + refusedSoFar(), { timeout: 30_000 }).toBe(burst.length);
     const own = await new Browser(app).graphql(signIn, { n: person.name, p: person.password });
     answered.push('person');
     expect(own.status).toBe(200);
@@ -133,12 +134,13 @@ describe('the sign-in limit under concurrent attempts', () => {
       expect(answer.json.errors[0].extensions.code).toBe('RATE_LIMITED');
     }
     expect(answers.filter((answer) => answer.status === 401)).toHaveLength(burst.length - refused.length);
-    // The person's check started at the first or second slot freed (two were running): however
-    // many of the burst's checks were queued before it, at most the few started ahead of it are
-    // answered first (FIFO would answer every queued one first).
+    // The person's check starts once the two running and at most one of the other address have:
+    // three of the burst's checks are answered before it in the usual order, one or two more when a
+    // stall of the machine reorders finishing; a first-come queue answers every queued one first.
     const checkedBefore = answered.slice(0, answered.indexOf('person')).filter((entry) => entry === 'attacker 401');
-    expect(checkedBefore.length).toBeLessThanOrEqual(passwordHashing.concurrent + 2);
-    expect(answers.length - refused.length).toBeGreaterThan(passwordHashing.concurrent + 2);
+    const fairBound = passwordHashing.concurrent + 3;
+    expect(checkedBefore.length).toBeLessThanOrEqual(fairBound);
+    expect(answers.length - refused.length).toBeGreaterThan(fairBound);
   }, 120_000);
 });
 
