@@ -34,11 +34,11 @@ export function refuseCompatibilityCharacters(name: string): void {
 const accountNamesLock = 7_210_521;
 
 /**
- * ConflictError when `name` looks like (has the skeleton of) an existing account's name other
- * than itself (an identical name is the unique index's ConflictError). Runs in the creating
- * transaction `tx`, which it makes wait for any other account creation on PostgreSQL (an advisory
- * lock until the transaction ends; SQLite runs one transaction at a time), so two look-alikes made
- * at once cannot both pass.
+ * ConflictError when `name` looks like (has the skeleton of) another account's name (an identical
+ * name is the unique index's ConflictError). Runs in the creating transaction `tx` after its
+ * insert, waiting first for any other account creation on PostgreSQL to end (an advisory lock
+ * until the transaction ends; each statement then sees what those committed; on SQLite the insert
+ * holds the one write lock), so of two look-alikes made at once the second sees the first.
  */
 export async function refuseLookAlike(name: string, tx: Prisma.TransactionClient): Promise<void> {
   if (databaseKind() === 'postgres') await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${accountNamesLock})`);

@@ -4,7 +4,7 @@ import type { Account, Prisma } from '../generated/prisma/client.ts';
 import { refuseCompatibilityCharacters, refuseLookAlike } from './account-names.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
 import { canonicalTimeZone } from '../feeds/dates.ts';
-import { inputLengths } from '../limits.ts';
+import { inputLengths, transactionTimes } from '../limits.ts';
 import { exceedsLength, quoted } from '../value-bounds.ts';
 import { hashPassword } from '../auth/password.ts';
 
@@ -74,17 +74,24 @@ export async function newAccountData(props: NewAccountProps): Promise<NewAccount
 
 /**
  * Inserts a checked account in `tx` (a transaction of the caller's, or its own); ConflictError when
- * the name is taken or looks like a taken one (account-names.ts refuseLookAlike).
+ * the name is taken or looks like a taken one (account-names.ts refuseLookAlike), and nothing is
+ * kept. The row is written before the names are read: on SQLite the transaction then holds the
+ * write lock from its first statement (a read first could not take it once another process had
+ * written since, and would fail instead of waiting), so no other write comes between the check
+ * and the commit.
  */
 export async function insertAccount(data: NewAccountData, tx?: Prisma.TransactionClient): Promise<Account> {
-  if (tx === undefined) return db().$transaction((own) => insertAccount(data, own));
-  await refuseLookAlike(data.name, tx);
+  // Another process's write (an import's transaction) may keep the first statement waiting for the lock.
+  if (tx === undefined) return db().$transaction((own) => insertAccount(data, own), { maxWait: transactionTimes.sqliteWaitMs, timeout: transactionTimes.sqliteWaitMs });
+  let account: Account;
   try {
-    return await tx.account.create({ data });
+    account = await tx.account.create({ data });
   } catch (error) {
     if (isUniqueViolation(error)) throw new ConflictError(`an account named "${data.name}" already exists`);
     throw error;
   }
+  await refuseLookAlike(data.name, tx);
+  return account;
 }
 
 /** What an account may do: `admin` also manages accounts (docs/accounts.md). */
