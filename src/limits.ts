@@ -25,8 +25,8 @@ export const inputLengths = {
   /** An API token as sent (`adt_` + 38); anything longer is refused without a lookup. */
   apiToken: 64,
   /**
-   * One record of an imported CSV file (TV Time, Grouvee): the characters of all its cells
-   * (delimiters, quotes and the line break not counted). Real rows are well under 4 000;
+   * One record of an imported CSV file (TV Time, Grouvee, Letterboxd, IMDb): the characters of all
+   * its cells (delimiters, quotes and the line break not counted). Real rows are well under 4 000;
    * Grouvee's longest carry JSON lists of shelves, genres and developers.
    */
   importCsvRecord: 65_536,

@@ -112,7 +112,21 @@ export interface ImportSkip {
   reason: string;
 }
 
-export type ImportSource = 'trakt' | 'simkl' | 'tvtime' | 'airdate' | 'grouvee' | 'letterboxd';
+export type ImportSource = 'trakt' | 'simkl' | 'tvtime' | 'airdate' | 'grouvee' | 'letterboxd' | 'imdb';
+
+/** What the person chose at import that changes how files are read (the same for every source). */
+export interface ImportReadOptions {
+  /**
+   * IANA zone in which times a file writes without a zone are read (TV Time's plain date-times);
+   * the account's unless another was chosen at import.
+   */
+  timeZone: string;
+  /** True when the zone was chosen at import; false when it is the account's (the report says which). */
+  timeZoneChosen: boolean;
+}
+
+/** Reading options for parsers called without an import (tests, tools): plain times in UTC. */
+export const utcReading: ImportReadOptions = { timeZone: 'UTC', timeZoneChosen: true };
 
 export interface ImportDocument {
   source: ImportSource;
@@ -124,6 +138,11 @@ export interface ImportDocument {
   episodeRefs?: ImportEpisodeRef[];
   /** Recognised entries left out (no usable id, unsupported kind, …). */
   skipped: ImportSkip[];
+  /**
+   * How the file was read, for the report: the zone its plain times were read in, what its only
+   * date stands for (IMDb's Date Rated, Letterboxd's "marked seen" dates); absent: nothing to say.
+   */
+  notes?: string[];
 }
 
 /**

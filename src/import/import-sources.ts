@@ -1,6 +1,7 @@
 import type { EntryFilter, UploadedFile } from './expand-uploads.ts';
-import type { ImportDocument, ImportSource } from './import-document.ts';
+import type { ImportDocument, ImportReadOptions, ImportSource } from './import-document.ts';
 import { parseAirdateExport } from './parse-airdate.ts';
+import { imdbWantsEntry, parseImdbFile } from './parse-imdb.ts';
 import { grouveeWantsEntry, parseGrouveeFile } from './parse-grouvee.ts';
 import { letterboxdWantsEntry, parseLetterboxdFiles } from './parse-letterboxd.ts';
 import { parseSimklFile, simklWantsEntry } from './parse-simkl.ts';
@@ -15,11 +16,12 @@ export interface ImportParser {
   /**
    * The documents of `files`, one per file. Files are pulled one at a time, so a source that
    * parses file by file holds one file's bytes at once; throws ImportFileError on the first problem.
+   * `options` are the person's choices at import (the zone of times without one).
    */
-  parse(files: Iterable<UploadedFile>): ImportDocument[];
+  parse(files: Iterable<UploadedFile>, options: ImportReadOptions): ImportDocument[];
   /**
-   * One file's document, for sources whose files stand alone (every one but TV Time): the import
-   * then never holds more than one file's document (see importUploads).
+   * One file's document, for sources whose files stand alone (every one but TV Time and
+   * Letterboxd): the import then never holds more than one file's document (see importUploads).
    */
   parseFile?: (bytes: Uint8Array, fileName: string) => ImportDocument;
 }
@@ -38,7 +40,7 @@ function validated(parser: ImportParser): ImportParser {
   const parseFile = parser.parseFile;
   return {
     wantsEntry: parser.wantsEntry,
-    parse: (files) => parser.parse(files).map((document) => validateImportDocument(document)),
+    parse: (files, options) => parser.parse(files, options).map((document) => validateImportDocument(document)),
     parseFile: parseFile && ((bytes, fileName) => validateImportDocument(parseFile(bytes, fileName))),
   };
 }
@@ -47,10 +49,12 @@ const parsers: Partial<Record<ImportSource, ImportParser>> = {
   trakt: fileByFile(traktWantsEntry, parseTraktFile),
   simkl: fileByFile(simklWantsEntry, parseSimklFile),
   // TV Time files refer to each other (seen_episode.csv names shows the others give ids for).
-  tvtime: { wantsEntry: tvTimeWantsEntry, parse: (files) => parseTvTimeFiles([...files]) },
+  tvtime: { wantsEntry: tvTimeWantsEntry, parse: (files, options) => parseTvTimeFiles([...files], options) },
   grouvee: fileByFile(grouveeWantsEntry, parseGrouveeFile),
   // Letterboxd's files name one film each in their own way (diary URIs are the entries'): one document.
   letterboxd: { wantsEntry: letterboxdWantsEntry, parse: (files) => parseLetterboxdFiles([...files]) },
+  // IMDb's ratings, watchlist and list exports (one CSV each; titles by their IMDb id).
+  imdb: fileByFile(imdbWantsEntry, parseImdbFile),
   // This service's own export (one JSON document per file; zipped copies work too).
   airdate: fileByFile((baseName) => baseName.toLowerCase().endsWith('.json'), parseAirdateExport),
 };

@@ -105,6 +105,17 @@ export function naiveUtcTimestamp(value: string): Date | undefined {
   return date.getUTCDate() === +day! && date.getUTCMonth() === +month! - 1 ? date : undefined;
 }
 
+/**
+ * 12:00 UTC of a local date without a time (`YYYY-MM-DD`: Letterboxd's and IMDb's dates), or
+ * undefined when `date` is no real calendar date. Noon UTC is that same calendar date in every zone
+ * from UTC−11 to UTC+11, so the calendar and feeds show the watch on its day nearly everywhere.
+ */
+export function noonOfLocalDate(date: string): Date | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return undefined;
+  const day = naiveUtcTimestamp(date);
+  return day && new Date(day.getTime() + 12 * 3600_000);
+}
+
 /** `YYYY-MM-DD` when `value` is a real calendar date, else null. */
 export function calendarDate(value: unknown): string | null {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { UploadedFile } from './expand-uploads.ts';
 import { ImportFileError, type ImportDocument, type ImportSkip, type ImportTitle } from './import-document.ts';
-import { naiveUtcTimestamp, parseCsvFile, titleOf, type CsvRow } from './parse-helpers.ts';
+import { noonOfLocalDate as noonOf, parseCsvFile, titleOf, type CsvRow } from './parse-helpers.ts';
 import { csvHeaderColumns, notThisSource } from './recognise-file.ts';
 
 /**
@@ -15,14 +15,16 @@ import { csvHeaderColumns, notThisSource } from './recognise-file.ts';
  *   film of the same name and year, and a film known only from the diary keeps its first diary URI.
  * - Letterboxd's dates are local dates without a time: a watch is recorded at 12:00 UTC of its date,
  *   which is that same calendar date in every time zone from UTC−11 to UTC+11.
- * - watched.csv: the film is followed and watched at its `Date`. diary.csv: one history entry per
- *   row at its `Watched Date` (its `Date` when that is empty), so rewatches are more entries; a
- *   second watch of one film on one day is a second later than the first. When a film has diary
- *   rows, watched.csv's date is the same viewing as one of them when it equals a row's watched or
- *   logged date, and adds no entry of its own.
+ * - diary.csv: one history entry per row at its `Watched Date` (its `Date` when that is empty), so
+ *   rewatches are more entries; a second watch of one film on one day is a second later than the
+ *   first. watched.csv: the film is followed and watched. Its `Date` is when the film was marked as
+ *   seen, not a viewing: a film with any diary entry takes its viewings from the diary alone, and
+ *   only a film without one is recorded watched on that date, marked estimated (the viewing was
+ *   then or before). The document's notes say how many films were read each way.
  * - watchlist.csv: followed, not watched. ratings.csv: followed; ratings are not stored.
  * watched.csv and watchlist.csv have the same columns, so those two are told apart by name; every
- * other file by its columns. A CSV of another service is refused naming what it is.
+ * other file by its columns. A CSV of another service is refused naming what it is. The report names
+ * every file by its path inside the upload (`deleted/diary.csv` and `orphaned/diary.csv` are two).
  */
 
 /** Whether a zip entry is read: CSVs (the ones not imported are named in `skipped`). */
@@ -57,21 +59,13 @@ function kindOf(name: string, columns: Set<string>): FileKind | undefined {
   return undefined;
 }
 
-/** Noon UTC of a Letterboxd date: the same calendar date almost everywhere (see above). */
-function noonOf(date: string): Date | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return undefined;
-  const day = naiveUtcTimestamp(date);
-  return day && new Date(day.getTime() + 12 * 3600_000);
-}
-
 interface Film {
   movie: ImportTitle;
   /** sourceId is a diary entry's URI, to be replaced by the film's when a film list names it. */
   diaryUri: boolean;
-  /** watched.csv dates, and diary watched/logged dates, for the rule above. */
+  /** watched.csv's "marked seen" dates, a viewing only for a film without diary entries (above). */
   watchedDates: Set<string>;
-  diaryDates: Set<string>;
-  /** Diary entries per watched date, for same-day rewatches. */
+  /** Diary entries per watched date, for same-day rewatches (none: the film has no diary entry). */
   perDay: Map<string, number>;
 }
 
@@ -79,16 +73,17 @@ interface Film {
 export function parseLetterboxdFiles(files: UploadedFile[]): ImportDocument[] {
   const skipped: ImportSkip[] = [];
   const read: { file: UploadedFile; kind: FileKind }[] = [];
+  const inUpload = pathInUpload(files);
   for (const file of files) {
     const columns = csvHeaderColumns(file.bytes);
     const reason = notImported(file.name, columns ?? new Set());
     if (reason) {
-      skipped.push({ item: path.posix.basename(file.name), reason });
+      skipped.push({ item: inUpload(file), reason });
       continue;
     }
     const kind = columns && kindOf(file.name, columns);
     if (kind) read.push({ file, kind });
-    else if (columns?.has('letterboxd uri')) skipped.push({ item: path.posix.basename(file.name), reason: 'not imported: a Letterboxd film list that is none of watched.csv, watchlist.csv, ratings.csv or diary.csv' });
+    else if (columns?.has('letterboxd uri')) skipped.push({ item: inUpload(file), reason: 'not imported: a Letterboxd film list that is none of watched.csv, watchlist.csv, ratings.csv or diary.csv' });
     else throw notThisSource(file.bytes, file.name, expected);
   }
   // Film lists first, so the diary's rows find their films' URIs.
@@ -119,7 +114,7 @@ export function parseLetterboxdFiles(files: UploadedFile[]): ImportDocument[] {
       const movie: ImportTitle = { kind: 'movie', ids: {}, title: name, history: [] };
       if (year !== undefined) movie.year = year;
       if (uri !== '') movie.sourceId = uri;
-      film = { movie, diaryUri: kind === 'diary', watchedDates: new Set(), diaryDates: new Set(), perDay: new Map() };
+      film = { movie, diaryUri: kind === 'diary', watchedDates: new Set(), perDay: new Map() };
       films.push(film);
       if (uri !== '') byUri.set(uri, film);
       if (!byNameYear.has(key)) byNameYear.set(key, film);
@@ -127,7 +122,9 @@ export function parseLetterboxdFiles(files: UploadedFile[]): ImportDocument[] {
     return film;
   };
   const counts: Record<FileKind, number> = { watched: 0, watchlist: 0, ratings: 0, diary: 0 };
+  const ratingFiles: string[] = [];
   for (const { file, kind } of read) {
+    if (kind === 'ratings') ratingFiles.push(inUpload(file));
     const rows = parseCsvFile(file.bytes, file.name, ['name', 'letterboxd uri']);
     /** The line each film was first listed on in this file (film lists name a film once). */
     const listedOn = new Map<Film, number>();
@@ -137,7 +134,7 @@ export function parseLetterboxdFiles(files: UploadedFile[]): ImportDocument[] {
       if (kind !== 'diary') {
         const first = listedOn.get(film);
         if (first !== undefined) {
-          skipped.push({ item: `${film.movie.title} (${path.posix.basename(file.name)} line ${row.line})`, reason: `merged as a duplicate: line ${first} lists the same film` });
+          skipped.push({ item: `${film.movie.title} (${inUpload(file)} line ${row.line})`, reason: `merged as a duplicate: line ${first} lists the same film` });
         } else {
           listedOn.set(film, row.line);
         }
@@ -156,8 +153,6 @@ export function parseLetterboxdFiles(files: UploadedFile[]): ImportDocument[] {
         const logged = dateOf('date');
         const date = dateOf('watched date') ?? logged;
         if (!date) throw new ImportFileError(file.name, `line ${row.line}: the diary entry has neither a Watched Date nor a Date`);
-        film.diaryDates.add(date);
-        if (logged) film.diaryDates.add(logged);
         const earlier = film.perDay.get(date) ?? 0;
         film.perDay.set(date, earlier + 1);
         // Within the hour: past 3 600 viewings of one film on one day, later ones share a time and merge.
@@ -165,18 +160,44 @@ export function parseLetterboxdFiles(files: UploadedFile[]): ImportDocument[] {
       }
     }
   }
+  const marked = { diary: 0, alone: 0 };
   for (const film of films) {
-    for (const date of film.watchedDates) {
-      if (!film.diaryDates.has(date)) film.movie.history.push({ watched: true, at: noonOf(date)! });
-    }
+    if (film.watchedDates.size > 0) marked[film.perDay.size > 0 ? 'diary' : 'alone'] += 1;
+    // A "marked seen" date is a viewing only for a film the diary says nothing of (see above).
+    if (film.perDay.size === 0) for (const date of film.watchedDates) film.movie.history.push({ watched: true, at: noonOf(date)!, estimated: true });
     film.movie.history.sort((a, b) => a.at.getTime() - b.at.getTime());
   }
   const fileName = documentName(files);
   if (films.length === 0) {
     throw new ImportFileError(fileName, `holds no films: ${expected} with at least one row was expected`);
   }
-  if (counts.ratings > 0) skipped.push({ item: 'ratings.csv', reason: `ratings are not stored; its ${counts.ratings} films are followed` });
-  return [{ source: 'letterboxd', fileName, shows: [], titles: films.map((film) => film.movie), skipped }];
+  if (counts.ratings > 0) skipped.push({ item: ratingFiles.join(', '), reason: `ratings are not stored; its ${counts.ratings} films are followed` });
+  return [{ source: 'letterboxd', fileName, shows: [], titles: films.map((film) => film.movie), skipped, notes: readingNotes(counts, marked) }];
+}
+
+/** What the report says of how the export was read: its dates, and watched.csv's "marked seen" dates. */
+function readingNotes(counts: Record<FileKind, number>, marked: { diary: number; alone: number }): string[] {
+  const films = (count: number) => `${count} ${count === 1 ? 'film' : 'films'}`;
+  const notes = ['Letterboxd dates have no time of day: each viewing is recorded at 12:00 UTC of its date, the same date from UTC−11 to UTC+11'];
+  if (counts.diary > 0) notes.push(`diary.csv: each of its ${counts.diary} rows is a viewing on its Watched Date (rewatches are more viewings)`);
+  if (counts.watched > 0) {
+    notes.push(
+      `watched.csv's Date is when a film was marked as seen, not a viewing: ${films(marked.diary)} with diary entries take their viewings from the diary alone; `
+      + `${films(marked.alone)} without any are recorded watched on that date, marked estimated`,
+    );
+  }
+  return notes;
+}
+
+/**
+ * How the report names a file: its path inside the upload. Inside one uploaded zip that is the path
+ * in the zip (`deleted/diary.csv`, the report's `file` being the zip); otherwise the whole name.
+ */
+function pathInUpload(files: UploadedFile[]): (file: UploadedFile) => string {
+  const tops = new Set(files.map((file) => file.name.split('/')[0]!));
+  const [top] = tops;
+  if (tops.size !== 1 || !files.every((file) => file.name.startsWith(`${top}/`))) return (file) => file.name;
+  return (file) => file.name.slice(top!.length + 1);
 }
 
 /** The document's name: the zip the files came from, or the files' names. */

@@ -1,12 +1,13 @@
 import path from 'node:path';
 import type { UploadedFile } from './expand-uploads.ts';
-import type { ImportDocument } from './import-document.ts';
+import { utcReading, type ImportDocument, type ImportReadOptions } from './import-document.ts';
 import { externalId, parseCsvFile, type CsvRow } from './parse-helpers.ts';
+import { TvTimeClock } from './tvtime-timestamps.ts';
 import { TvTimeCollector } from './tvtime-collector.ts';
 import { readListItem, readMovie, readSeries, readSeriesEpisode } from './tvtime-data-export.ts';
 import { readListV1 } from './tvtime-lists.ts';
 import { classifyTvTimeFile, noTvTimeFile, type ClassifiedFile, type TvTimeFileKind } from './tvtime-files.ts';
-import { readRewatched, readSeen, readShowRow, readTrackingV1, readTrackingV2, yearOf, type RowContext, type ShowNames } from './tvtime-rows.ts';
+import { imdbId, readRewatched, readSeen, readShowRow, readTrackingV1, readTrackingV2, yearOf, type RowContext, type ShowNames } from './tvtime-rows.ts';
 import { asUtf8 } from './tvtime-text.ts';
 
 export { tvTimeWantsEntry } from './tvtime-files.ts';
@@ -22,7 +23,10 @@ export { tvTimeWantsEntry } from './tvtime-files.ts';
  *   login and IP address files are never inflated.
  * - Columns are read by name, in any order, extra columns ignored; BOM, CRLF and quoted newlines
  *   are the CSV reader's; UTF-16 and Windows-1252 re-saves are read too (tvtime-text.ts). Times: see
- *   tvtime-timestamps.ts (no zone = UTC).
+ *   tvtime-timestamps.ts (Unix times as what they are, times without a zone in `options.timeZone`;
+ *   each file's document notes how many of each it read and in which zone).
+ * - The data export's list file names its items by TV Time's uuid: they take the TheTVDB and IMDb
+ *   ids (and a movie's year) the series and movies files give that uuid.
  * - Every row is accounted for in its file's document: in an item, as a watch another row gave
  *   already (merged, counted), as an episode not watched (counted), as an episode reference (a
  *   TheTVDB episode id the catalog resolves), or skipped with why.
@@ -30,7 +34,7 @@ export { tvTimeWantsEntry } from './tvtime-files.ts';
  *   the data export's `stopped` shows are imported not followed, their watches kept;
  *   `archived=1` / `is_archived` archive.
  */
-export function parseTvTimeFiles(files: UploadedFile[]): ImportDocument[] {
+export function parseTvTimeFiles(files: UploadedFile[], options: ImportReadOptions = utcReading): ImportDocument[] {
   const classified = files.map((file) => classifyTvTimeFile(asUtf8(file)));
   const read = classified.filter((entry) => entry.kind !== undefined);
   if (read.length === 0) throw noTvTimeFile(classified);
@@ -40,6 +44,7 @@ export function parseTvTimeFiles(files: UploadedFile[]): ImportDocument[] {
   const seenWatches = new Set<string>();
   return classified.map((entry) => {
     const collector = new TvTimeCollector(entry.file.name, seenWatches);
+    const clock = new TvTimeClock(options.timeZone, options.timeZoneChosen);
     if (entry.kind === undefined) {
       collector.skip(path.posix.basename(entry.file.name), entry.leftOut ?? 'not a TV Time file this importer reads');
     } else if (entry.kind === 'seen-echo') {
@@ -47,9 +52,12 @@ export function parseTvTimeFiles(files: UploadedFile[]): ImportDocument[] {
       collector.skip(path.posix.basename(entry.file.name), `${rows} ${rows === 1 ? 'row' : 'rows'} saying where the watches of seen_episode.csv were made (the watches are read from there)`);
     } else {
       const read = readerOf[entry.kind];
-      for (const row of rowsOf.get(entry)!) read({ collector, row, fileName: entry.file.name, names });
+      for (const row of rowsOf.get(entry)!) read({ collector, row, fileName: entry.file.name, names, clock });
     }
-    return collector.build();
+    const document = collector.build();
+    const notes = clock.notes();
+    if (notes.length > 0) document.notes = notes;
+    return document;
   });
 }
 
@@ -68,10 +76,25 @@ const readerOf: Record<Exclude<TvTimeFileKind, 'seen-echo'>, (context: RowContex
   'lists-v1': readListV1,
 };
 
-/** Show names and TheTVDB ids from every file that gives both (the first one given wins). */
+/**
+ * Show names and TheTVDB ids from every file that gives both, and what TV Time's uuids stand for
+ * (the first one given wins).
+ */
 function showNames(rowsOf: Map<ClassifiedFile, CsvRow[]>): ShowNames {
-  const names: ShowNames = { idByName: new Map(), nameById: new Map(), nameByUuid: new Map(), movieByUuid: new Map() };
-  for (const [entry, rows] of rowsOf) {
+  const names: ShowNames = { idByName: new Map(), nameById: new Map(), nameByUuid: new Map(), movieByUuid: new Map(), seriesByUuid: new Map() };
+  // The data export's movies and series files give each uuid its ids (the list file names its items
+  // by uuid only): read first, so a uuid the v1 tracking file also names keeps them.
+  const uuidsFirst = [...rowsOf].sort(([a], [b]) => Number(!givesUuidIds(a)) - Number(!givesUuidIds(b)));
+  for (const [entry, rows] of uuidsFirst) {
+    if (givesUuidIds(entry)) {
+      for (const row of rows) {
+        const uuid = row.get('uuid');
+        if (!uuid) continue;
+        const ids = { tvdb: externalId(row.get('tvdb_id')), imdb: imdbId(row.get('imdb_id')) };
+        if (entry.kind === 'series' && !names.seriesByUuid.has(uuid)) names.seriesByUuid.set(uuid, ids);
+        if (entry.kind === 'movies' && !names.movieByUuid.has(uuid) && row.get('title')) names.movieByUuid.set(uuid, { title: row.get('title'), year: yearOf(row.get('year')), ...ids });
+      }
+    }
     if (entry.kind === 'tracking-v1') {
       for (const row of rows) {
         const uuid = row.get('uuid');
@@ -95,6 +118,8 @@ function showNames(rowsOf: Map<ClassifiedFile, CsvRow[]>): ShowNames {
   }
   return names;
 }
+
+const givesUuidIds = (entry: ClassifiedFile) => entry.kind === 'movies' || entry.kind === 'series';
 
 /** Where each kind of file names a show with its TheTVDB id. */
 const namingColumns: Partial<Record<TvTimeFileKind, { id: string; name: string; uuid?: string }>> = {

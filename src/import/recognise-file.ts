@@ -20,7 +20,7 @@ const csvKinds: [string, (columns: Set<string>) => boolean][] = [
   ['a Letterboxd CSV', (columns) => columns.has('letterboxd uri')],
   ['a Grouvee collection CSV', (columns) => (columns.has('shelves') && (columns.has('giantbomb_id') || columns.has('igdb_id') || columns.has('platforms'))) || (columns.has('giantbomb_id') && columns.has('name'))],
   ['a Simkl CSV backup', (columns) => columns.has('simkl_id')],
-  ['an IMDb ratings export', (columns) => columns.has('const') && columns.has('your rating')],
+  ['an IMDb export CSV', (columns) => columns.has('const') && ['your rating', 'you rated', 'title type', 'position'].some((name) => columns.has(name))],
   ['a Trakt CSV', (columns) => columns.has('trakt_id') || columns.has('trakt')],
   [tvTimeCsv, (columns) => ['tv_show_name', 'tv_show_id', 's_id', 'entity_type', 'episode_season_number', 'series_name', 'is_watched'].some((name) => columns.has(name))],
   ['a Letterboxd list or profile CSV', (columns) => columns.has('letterboxd list') || (columns.has('username') && columns.has('date joined'))],

@@ -74,15 +74,24 @@ export function readMovie(context: RowContext): void {
   for (const viewing of viewings(context, timeOf(context, 'watched_at'))) collector.watched(movie, viewing.at, viewing.estimated);
 }
 
-/** `tvtime-lists-….csv`: the items of the account's lists, followed. */
+/**
+ * `tvtime-lists-….csv`: the items of the account's lists, followed. Items are named by TV Time's
+ * uuid (a movie's `tvdb_id` is mostly empty): the series and movies files of the same export give
+ * that uuid its TheTVDB and IMDb ids (and a movie its year), so the item is the same show or movie
+ * they are, matched by those ids rather than left with a uuid no catalog knows.
+ */
 export function readListItem(context: RowContext): void {
   const { row, collector, names } = context;
-  const key: TvTimeKey = { tvdb: externalId(row.get('tvdb_id')), uuid: row.get('uuid') || undefined };
+  const uuid = row.get('uuid') || undefined;
   const type = row.get('item_type').toLowerCase();
   const name = row.get('name');
   const what = `${name || 'an item'} of list "${row.get('list_name')}"`;
+  const isShow = type === 'series' || type === 'show';
+  const movie = !isShow && uuid !== undefined ? names.movieByUuid.get(uuid) : undefined;
+  const known = movie ?? (isShow && uuid !== undefined ? names.seriesByUuid.get(uuid) : undefined);
+  const key: TvTimeKey = { tvdb: externalId(row.get('tvdb_id')) ?? known?.tvdb, imdb: known?.imdb, uuid };
   if (!hasKey(key)) return collector.skip(rowLabel(row, what), 'has no TheTVDB id and no TV Time uuid');
-  if (type === 'series' || type === 'show') collector.show(key, showTitle(names, key, name));
-  else if (type === 'movie') collector.movie(key, name || `TV Time movie ${key.uuid ?? key.tvdb}`, undefined);
+  if (isShow) collector.show(key, showTitle(names, key, name));
+  else if (type === 'movie') collector.movie(key, name || movie?.title || `TV Time movie ${key.uuid ?? key.tvdb}`, movie?.year);
   else collector.skip(rowLabel(row, what), `item_type "${row.get('item_type')}" is neither a series nor a movie`);
 }

@@ -1,7 +1,7 @@
 import { ImportFileError, type ImportShow } from './import-document.ts';
 import { externalId, wholeNumber, type CsvRow } from './parse-helpers.ts';
 import type { TvTimeCollector, TvTimeKey } from './tvtime-collector.ts';
-import { tvTimeTimestamp } from './tvtime-timestamps.ts';
+import type { TvTimeClock } from './tvtime-timestamps.ts';
 
 /**
  * Reading one row of TV Time's older GDPR files (tracking-prod-records, seen_episode,
@@ -19,8 +19,13 @@ export interface ShowNames {
   nameById: Map<number, string>;
   /** TV Time series uuid → name. */
   nameByUuid: Map<string, string>;
-  /** TV Time movie uuid → title and year (the v1 tracking file's movie rows). */
-  movieByUuid: Map<string, { title: string; year?: number }>;
+  /**
+   * TV Time movie uuid → title, year and the ids the data export's movies file gives it (the v1
+   * tracking file's movie rows have title and year only).
+   */
+  movieByUuid: Map<string, { title: string; year?: number; tvdb?: number; imdb?: string }>;
+  /** TV Time series uuid → the TheTVDB and IMDb ids the data export's series file gives it. */
+  seriesByUuid: Map<string, { tvdb?: number; imdb?: string }>;
 }
 
 /** One row being read, with what its reader needs. */
@@ -29,6 +34,8 @@ export interface RowContext {
   row: CsvRow;
   fileName: string;
   names: ShowNames;
+  /** Reads the file's timestamps in the import's zone and counts their forms (tvtime-timestamps.ts). */
+  clock: TvTimeClock;
 }
 
 export const yes = (value: string) => /^(1|true|t|yes)$/i.test(value);
@@ -37,10 +44,10 @@ export const yes = (value: string) => /^(1|true|t|yes)$/i.test(value);
 export const imdbId = (value: string) => (/^tt\d{1,12}$/.test(value) ? value : undefined);
 
 /** The first non-empty timestamp of `columns`; a value that is no timestamp refuses the file. */
-export function timeOf({ row, fileName }: RowContext, ...columns: string[]): Date | undefined {
+export function timeOf({ row, fileName, clock }: RowContext, ...columns: string[]): Date | undefined {
   const column = columns.find((name) => row.get(name) !== '');
   if (column === undefined) return undefined;
-  const at = tvTimeTimestamp(row.get(column));
+  const at = clock.read(row.get(column));
   if (!at) throw new ImportFileError(fileName, `line ${row.line}: ${column} "${row.get(column)}" is not a date and time`);
   return at;
 }

@@ -5,13 +5,13 @@ import type { ImportSource } from '../import/import-document.ts';
 import type { Logger } from '../log.ts';
 import type { MachineHandler } from './machine-routes.ts';
 import { prepareOperation, runOperation, throwIfError } from './run-operation.ts';
-import { dryRunSchema, queryParameter } from './openapi/request-schemas.ts';
+import { dryRunSchema, importTimeZoneSchema, queryParameter } from './openapi/request-schemas.ts';
 import type { z } from 'zod';
 import type { importReportSchema } from './openapi/response-schemas.ts';
 
 const importOperation = `
-  mutation MachineImport($source: ImportSource!, $files: [File!]!, $dryRun: Boolean!) {
-    importLibrary(source: $source, files: $files, dryRun: $dryRun) {
+  mutation MachineImport($source: ImportSource!, $files: [File!]!, $dryRun: Boolean!, $timeZone: String) {
+    importLibrary(source: $source, files: $files, dryRun: $dryRun, timeZone: $timeZone) {
       __typename
       ... on Error { message code }
       ... on MutationImportLibrarySuccess {
@@ -19,6 +19,7 @@ const importOperation = `
           dryRun
           imported { shows episodes movies games history }
           skipped { file item reason }
+          notes { file note }
           unmatched { file kind title ids { tmdb tvdb igdb imdb giantbomb } year sourceId }
         }
       }
@@ -29,6 +30,7 @@ interface ImportData {
   dryRun: boolean;
   imported: { shows: number; episodes: number; movies: number; games: number; history: number };
   skipped: { file: string; item: string; reason: string }[];
+  notes: { file: string; note: string }[];
   unmatched: { file: string; kind: string; title: string; ids: Record<string, number | string | null>; year: number | null; sourceId: string | null }[];
 }
 
@@ -50,16 +52,19 @@ export function createImportHandler(props: ImportRouteProps): (source: ImportSou
   const operation = prepareOperation(props.schema, importOperation);
   return (source) => async (request, context) => {
     // Checked before the body is read: a bad parameter costs no upload.
-    const dryRun = queryParameter(new URL(request.url).searchParams, 'dryRun', dryRunSchema, 'dryRun must be given once') ?? false;
+    const query = new URL(request.url).searchParams;
+    const dryRun = queryParameter(query, 'dryRun', dryRunSchema, 'dryRun must be given once') ?? false;
+    const timeZone = queryParameter(query, 'timeZone', importTimeZoneSchema, 'timeZone must be given once') ?? null;
     const files = await readUploadedFiles(request, props.maxUploadBytes);
-    const data = await runOperation(operation, context, props.logger, { source: source.toUpperCase(), files, dryRun });
+    const data = await runOperation(operation, context, props.logger, { source: source.toUpperCase(), files, dryRun, timeZone });
     throwIfError(data.importLibrary, 'import failed');
-    const { imported, skipped, unmatched } = (data.importLibrary as { data: ImportData }).data;
+    const { imported, skipped, notes, unmatched } = (data.importLibrary as { data: ImportData }).data;
     const report: z.input<typeof importReportSchema> = {
       ok: true,
       ...(dryRun ? { dryRun: true } : {}),
       imported,
       skipped,
+      notes,
       // As the JSON a client reads: ids it has, year and source id when there are any.
       unmatched: unmatched.map(({ ids, year, sourceId, ...item }) => ({
         ...item,

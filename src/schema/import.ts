@@ -2,7 +2,7 @@ import { AppError, InputError, TooLargeError } from '../errors.ts';
 import { noMetrics, type Metrics } from '../metrics/metrics.ts';
 import { ImportFileError, type ImportSource } from '../import/import-document.ts';
 import { availableImportSources } from '../import/import-sources.ts';
-import type { ImportCounts, ImportSkipped, ImportUnmatched } from '../services/import.ts';
+import type { ImportCounts, ImportNote, ImportSkipped, ImportUnmatched } from '../services/import.ts';
 import { importUploads, type ImportSummary } from '../services/import-upload.ts';
 import { builder } from './builder.ts';
 import { ErrorInterface } from './errors.ts';
@@ -29,6 +29,11 @@ const ImportSkippedRef = builder.objectRef<ImportSkipped>('ImportSkipped').imple
   fields: (t) => ({ file: t.exposeString('file'), item: t.exposeString('item'), reason: t.exposeString('reason') }),
 });
 
+const ImportNoteRef = builder.objectRef<ImportNote>('ImportNote').implement({
+  description: 'How a file was read: the time zone its times without one were read in, what its only date stands for (IMDb\'s Date Rated, Letterboxd\'s "marked seen" dates).',
+  fields: (t) => ({ file: t.exposeString('file'), note: t.exposeString('note') }),
+});
+
 const ImportItemKind = builder.enumType('ImportItemKind', {
   description: 'What an unmatched import item is: a show, movie or game, or an episode the file names by an episode id only.',
   values: { SHOW: { value: 'show' }, MOVIE: { value: 'movie' }, GAME: { value: 'game' }, EPISODE: { value: 'episode' } } as const,
@@ -52,6 +57,7 @@ const ImportResultRef = builder.objectRef<ImportSummary>('ImportResult').impleme
     dryRun: t.exposeBoolean('dryRun', { description: 'True when nothing was written: the report of what the import would do.' }),
     imported: t.field({ type: ImportCountsRef, resolve: (summary) => summary.imported }),
     skipped: t.field({ type: [ImportSkippedRef], resolve: (summary) => summary.skipped }),
+    notes: t.field({ type: [ImportNoteRef], description: 'How the files were read, per file.', resolve: (summary) => summary.notes }),
     unmatched: t.field({ type: [ImportUnmatchedRef], resolve: (summary) => summary.unmatched }),
   }),
 });
@@ -85,14 +91,26 @@ builder.mutationField('importLibrary', (t) =>
       source: t.arg({ type: ImportSourceEnum, required: true }),
       files: t.arg({ type: ['File'], required: true, description: 'Any number of files; their names only appear in messages.' }),
       dryRun: t.arg.boolean({ required: false, description: 'Answer the full report and write nothing (the import runs and is rolled back).' }),
+      timeZone: t.arg.string({
+        required: false,
+        description: "IANA time zone in which times a file writes without a zone (TV Time's plain date-times) are read; default: the account's. The report's notes say which was used.",
+      }),
     },
-    resolve: async (_root, { source, files, dryRun }, context) => {
+    resolve: async (_root, { source, files, dryRun, timeZone }, context) => {
       if (files.length === 0) throw new InputError('no files were uploaded', 'files');
       const uploaded = await Promise.all(
         files.map(async (file, index) => ({ name: file.name || `file ${index + 1}`, bytes: new Uint8Array(await file.arrayBuffer()) })),
       );
       return counted(context.services.metrics ?? noMetrics, source, () =>
-        importUploads({ accountId: context.account.id, source, files: uploaded, catalog: context.services.catalog, dryRun: dryRun === true }),
+        importUploads({
+          accountId: context.account.id,
+          source,
+          files: uploaded,
+          catalog: context.services.catalog,
+          dryRun: dryRun === true,
+          accountTimeZone: context.account.timezone,
+          timeZone: timeZone ?? undefined,
+        }),
       );
     },
   }),

@@ -22,7 +22,7 @@ builder.prismaObject('PendingImport', {
       description: 'The ids the file gave it (an episode’s are its own episode ids).',
       resolve: (row) => JSON.parse(row.ids) as ExternalIds,
     }),
-    source: t.exposeString('source', { description: 'The import source: trakt, simkl, tvtime, airdate, grouvee or letterboxd.' }),
+    source: t.exposeString('source', { description: 'The import source: trakt, simkl, tvtime, airdate, grouvee, letterboxd or imdb.' }),
     file: t.exposeString('file', { description: 'The file it came from (`archive.zip/inner.csv` inside a zip).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was first imported.' }),
     lastTriedAt: t.expose('lastTriedAt', { type: 'DateTime', nullable: true, description: 'When a refresh last tried to match it; null before the first try.' }),

@@ -1,15 +1,20 @@
 import { ArchiveBudget, defaultArchiveLimits, expandUpload, type ArchiveLimits, type SkippedEntry, type UploadedFile } from '../import/expand-uploads.ts';
-import type { ImportDocument, ImportSource } from '../import/import-document.ts';
+import type { ImportDocument, ImportReadOptions, ImportSource } from '../import/import-document.ts';
 import { importParsers } from '../import/import-sources.ts';
-import { NotFoundError } from '../errors.ts';
+import { InputError, NotFoundError } from '../errors.ts';
+import { canonicalTimeZone } from '../feeds/dates.ts';
+import { inputLengths } from '../limits.ts';
+import { exceedsLength, shortenText } from '../value-bounds.ts';
 import type { CatalogService } from './catalog.ts';
-import { applyImportDocuments, type ImportCounts, type ImportSkipped, type ImportUnmatched } from './import.ts';
+import { applyImportDocuments, type ImportCounts, type ImportNote, type ImportSkipped, type ImportUnmatched } from './import.ts';
 import { collectIdQueries, resolveUnknownIds, type PrepassQuery } from './import-prepass.ts';
 
 /** What an import request answers (besides `ok`). */
 export interface ImportSummary {
   imported: ImportCounts;
   skipped: ImportSkipped[];
+  /** How each file was read: the zone of its plain times, what its dates stand for. */
+  notes: ImportNote[];
   unmatched: ImportUnmatched[];
   /** True when nothing was written: the report of a dry run. */
   dryRun: boolean;
@@ -34,6 +39,13 @@ export interface ImportUploadsProps {
    * catalog, as a search keeps what it finds: public catalog data, not the account's.
    */
   dryRun?: boolean;
+  /** The account's IANA time zone: times a file writes without a zone are read in it by default. */
+  accountTimeZone: string;
+  /**
+   * The zone the person chose at import for those times instead (TV Time's plain date-times are
+   * local times in some exports); an unknown zone is an InputError before any file is read.
+   */
+  timeZone?: string;
 }
 
 /**
@@ -63,6 +75,7 @@ export interface ImportUploadsProps {
 export async function importUploads(props: ImportUploadsProps): Promise<ImportSummary> {
   const parser = importParsers[props.source];
   if (!parser) throw new NotFoundError(`unknown import source: ${props.source}`);
+  const reading = readOptions(props);
   const limits = props.limits ?? defaultArchiveLimits;
   const unread: SkippedEntry[] = [];
   // A fresh budget per pass: the second pass reads exactly what the first one checked.
@@ -99,10 +112,10 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
   } else {
     // TV Time's files make documents together (names in one file, watches in another): parsed
     // once, and again only should the transaction run again.
-    let parsed: ImportDocument[] | undefined = parser.parse(files(unread));
+    let parsed: ImportDocument[] | undefined = parser.parse(files(unread), reading);
     if (props.catalog) for (const document of parsed) collectIdQueries(document, queries);
     documents = () => {
-      const list = parsed ?? parser.parse(files([]));
+      const list = parsed ?? parser.parse(files([]), reading);
       parsed = undefined;
       return takeEach(list);
     };
@@ -110,7 +123,22 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
 
   if (props.catalog) await resolveUnknownIds(props.catalog, queries);
   const result = await applyImportDocuments({ accountId: props.accountId, documents, dryRun: props.dryRun });
-  return { imported: result.imported, skipped: [...unread, ...result.skipped], unmatched: result.unmatched, dryRun: props.dryRun === true };
+  return { imported: result.imported, skipped: [...unread, ...result.skipped], notes: result.notes, unmatched: result.unmatched, dryRun: props.dryRun === true };
+}
+
+/** The message for a `timeZone` that is no IANA zone (the REST route's check says the same). */
+export function importTimeZoneProblem(given: string): string {
+  return `unknown time zone "${shortenText(given, inputLengths.timezone)}": timeZone must be an IANA time zone such as America/Sao_Paulo`;
+}
+
+/** The zone plain times are read in: the one chosen at import (checked), else the account's. */
+function readOptions(props: ImportUploadsProps): ImportReadOptions {
+  if (props.timeZone === undefined) return { timeZone: props.accountTimeZone, timeZoneChosen: false };
+  const text = props.timeZone.trim();
+  // The longest real name has 32 characters: a longer one is neither echoed nor handed to Intl.
+  const timeZone = exceedsLength(text, inputLengths.timezone) ? null : canonicalTimeZone(text);
+  if (timeZone === null) throw new InputError(importTimeZoneProblem(props.timeZone), 'timeZone');
+  return { timeZone, timeZoneChosen: timeZone !== props.accountTimeZone };
 }
 
 /** The documents one by one; a list is emptied as it goes, so each applied document can be collected. */

@@ -63,6 +63,12 @@ export interface ImportSkipped {
   reason: string;
 }
 
+/** How a file was read (the zone of its plain times, what its only date stands for), for the report. */
+export interface ImportNote {
+  file: string;
+  note: string;
+}
+
 /**
  * An item no catalog row could be found or made for: nothing was written for it. One entry per
  * item of the file; an episode reference (kind `episode`) is named by its label and ids.
@@ -87,6 +93,8 @@ function unmatchedEntry(file: string, item: ImportShow | ImportTitle): ImportUnm
 export interface ImportResult {
   imported: ImportCounts;
   skipped: ImportSkipped[];
+  /** How each file was read (ImportDocument.notes), in document order. */
+  notes: ImportNote[];
   unmatched: ImportUnmatched[];
   /** Database ids the document covered, per kind (to count distinct items across documents). */
   databaseIds: Record<'shows' | 'episodes' | 'movies' | 'games', number[]>;
@@ -164,6 +172,7 @@ async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
   const result: ImportResult = {
     imported: { shows: 0, episodes: 0, movies: 0, games: 0, history: 0 },
     skipped: [],
+    notes: [],
     unmatched: [],
     databaseIds: { shows: [], episodes: [], movies: [], games: [] },
   };
@@ -175,6 +184,7 @@ async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
   const transaction = async (tx: Tx) => {
     for (const document of props.documents()) {
       result.skipped.push(...document.skipped.map((skip) => ({ file: document.fileName, ...skip })));
+      result.notes.push(...(document.notes ?? []).map((note) => ({ file: document.fileName, note })));
       if (document.shows.length === 0 && document.titles.length === 0 && (document.episodeRefs ?? []).length === 0) continue;
       if (!locked) {
         // Imports into one account take turns (a row lock on PostgreSQL; SQLite writes one at a

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { json, traktMoviePlay } from '../import/fixtures.ts';
+import { json, traktMoviePlay, tvTimeTrackingV2, tvTimeWatch } from '../import/fixtures.ts';
 import { startReceiver } from '../support/webhook-receiver.ts';
 import { completeSetup, launchChromium, signInThroughPage, startAirdate } from './browser-support.ts';
 
@@ -83,6 +83,21 @@ describe('a new administrator in the browser', () => {
     expect(await counts.locator('dt:has-text("Movies") + dd').textContent()).toBe('1');
     await page.getByRole('heading', { name: 'Unmatched (1)' }).waitFor();
     await page.getByRole('listitem').filter({ hasText: 'A Film Nobody Catalogued' }).filter({ hasText: 'history.json' }).waitFor();
+
+    // TV Time's plain times: the zone select shows the account's zone; another is chosen, and the
+    // report says which one the times were read in.
+    await page.getByLabel('From').selectOption('TVTIME');
+    const zone = page.getByLabel('Times without a time zone are in');
+    const viewer = await fetch(`${airdate.baseUrl}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${secondToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ viewer { timezone } }' }) });
+    const accountZone = ((await viewer.json()) as { data: { viewer: { timezone: string } } }).data.viewer.timezone;
+    expect(await zone.inputValue()).toBe(accountZone);
+    const chosen = accountZone === 'America/Sao_Paulo' ? 'Asia/Tokyo' : 'America/Sao_Paulo';
+    await zone.selectOption(chosen);
+    const tracking = tvTimeTrackingV2([tvTimeWatch(81189, 'Breaking Bad', 1, 1, '2021-10-20 14:59:55')]);
+    await page.getByLabel('Files (zips too)').setInputFiles({ name: 'tracking-prod-records-v2.csv', mimeType: 'text/csv', buffer: Buffer.from(tracking) });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByRole('heading', { name: 'How the files were read' }).waitFor();
+    await page.getByRole('listitem').filter({ hasText: `1 time without a time zone read as local times in ${chosen} (the time zone chosen for this import)` }).waitFor();
 
     // The export downloads with the session cookie.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download export' }).click()]);

@@ -30,7 +30,7 @@ describe('POST /api/import/{source}', () => {
     const first = await upload('/api/import/trakt', account.token, { 'trakt-export.zip': file });
     expect(first.status).toBe(200);
     expect(first.json).toMatchObject({ ok: true, imported: { shows: 1, episodes: 3, movies: 1, games: 0, history: 4 }, unmatched: [] });
-    expect(Object.keys(first.json)).toEqual(['ok', 'imported', 'skipped', 'unmatched']);
+    expect(Object.keys(first.json)).toEqual(['ok', 'imported', 'skipped', 'notes', 'unmatched']);
     expect(Object.keys(first.json.imported).sort()).toEqual(['episodes', 'games', 'history', 'movies', 'shows']);
     expect(first.json.skipped).toEqual(expect.arrayContaining([
       expect.objectContaining({ item: 'trakt-export/readme.txt' }),
@@ -164,7 +164,7 @@ describe('reading the upload', () => {
   it('streams a body of unknown length into the parser and cuts it off past the limit with 413', async () => {
     const account = await makeAccount();
     const ok = await raw(account.token, streamed(part('[]')));
-    expect([ok.status, await ok.json()]).toEqual([200, { ok: true, imported: { shows: 0, episodes: 0, movies: 0, games: 0, history: 0 }, skipped: [], unmatched: [] }]);
+    expect([ok.status, await ok.json()]).toEqual([200, { ok: true, imported: { shows: 0, episodes: 0, movies: 0, games: 0, history: 0 }, skipped: [], notes: [], unmatched: [] }]);
     const big = await raw(account.token, streamed(part(`[${' '.repeat(1024 * 1024)}]`)));
     expect([big.status, await big.json()]).toEqual([413, { error: 'upload is larger than 1 MB' }]);
   });

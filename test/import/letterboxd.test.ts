@@ -85,14 +85,16 @@ describe('Letterboxd parser', () => {
     const history = document.titles.reduce((sum, movie) => sum + movie.history.length, 0);
     // 2 160 diary rows; the diary of a film "Twin Title" goes to the first of the two.
     expect(history).toBe(2160);
+    // Named by their path inside the upload (the zip's `file` is export.zip).
+    const folder = 'letterboxd-fixture-2025-01-01-00-00-utc';
     expect(document.skipped).toEqual([
-      { item: 'reviews.csv', reason: 'not imported: reviews are not stored (diary.csv has the same viewings)' },
-      { item: 'profile.csv', reason: 'not imported: account data, no films' },
-      { item: 'comments.csv', reason: 'not imported: account data, no films' },
-      { item: 'films.csv', reason: 'not imported: likes are not stored' },
-      { item: 'favourites.csv', reason: 'not imported: Letterboxd lists are not stored' },
-      { item: 'diary.csv', reason: 'not imported: entries deleted from the account (or left without their film)' },
-      { item: 'ratings.csv', reason: 'ratings are not stored; its 300 films are followed' },
+      { item: `${folder}/reviews.csv`, reason: 'not imported: reviews are not stored (diary.csv has the same viewings)' },
+      { item: `${folder}/profile.csv`, reason: 'not imported: account data, no films' },
+      { item: `${folder}/comments.csv`, reason: 'not imported: account data, no films' },
+      { item: `${folder}/likes/films.csv`, reason: 'not imported: likes are not stored' },
+      { item: `${folder}/lists/favourites.csv`, reason: 'not imported: Letterboxd lists are not stored' },
+      { item: `${folder}/deleted/diary.csv`, reason: 'not imported: entries deleted from the account (or left without their film)' },
+      { item: `${folder}/ratings.csv`, reason: 'ratings are not stored; its 300 films are followed' },
     ]);
   });
 

@@ -188,3 +188,67 @@ export function currentExport(tvdbBase: number) {
   };
   return { files, shows, episodes, movies, lists };
 }
+
+/** Unix seconds of an instant, as one generation of tracking-prod-records.csv writes some cells. */
+export const unixTime = (at: Date) => String(Math.floor(at.getTime() / 1000));
+
+/**
+ * The issue's 2024 GDPR export, whose plain date-times are the account holder's local time (UTC−3,
+ * America/Sao_Paulo, no summer time since 2019) while some cells of the v1 tracking file are Unix
+ * seconds: 66 shows, 1 100 watched episodes, 228 watched movies (remakes sharing a title in other
+ * years among them). In the v1 file every 4th episode row's `watch_date` and every 25th row's
+ * `created_at` (its `watch_date` empty) are Unix times of the same instant its plain cells give in
+ * local time; the v2 file repeats the first 800 episode watches in local time. `moviesOf(base)`
+ * are the films' titles and years (`Film {base}-i`, `Dune {base}` of 1984 and 2021).
+ */
+export function unixTimesExport(tvdbBase: number, base: number) {
+  const localOffset = -3 * 3_600_000;
+  const local = (at: Date) => naiveTime(new Date(at.getTime() + localOffset));
+  const showCount = 66;
+  const episodes = Array.from({ length: 1_100 }, (_, index) => {
+    const show = index % showCount;
+    const slot = Math.floor(index / showCount);
+    return { show, season: 1 + Math.floor(slot / 10), number: (slot % 10) + 1, at: new Date(Date.UTC(2021, 9, 20, 17, 59, 55) + index * 3_700_000) };
+  });
+  const movies = moviesOf(base).map((movie, index) => ({ ...movie, uuid: uuidOf(9000 + index), at: new Date(Date.UTC(2022, 0, 3, 23, 30) + index * 86_400_000) }));
+  const v1Episodes: Row[] = episodes.map((episode, index) => {
+    const unixWatch = index % 4 === 0;
+    const unixCreated = !unixWatch && index % 25 === 1;
+    return {
+      watch_count: 1, uuid: uuidOf(20_000 + index), type: 'watch', series_name: showName(episode.show), created_at: unixCreated ? unixTime(episode.at) : local(episode.at),
+      series_id: tvdbBase + episode.show, entity_type: 'series', season_number: episode.season, episode_number: episode.number, episode_id: 80_000_000 + index,
+      watch_date: unixWatch ? unixTime(episode.at) : unixCreated ? '' : local(episode.at), series_uuid: uuidOf(30_000 + episode.show), country: 'br',
+    };
+  });
+  const v1Movies: Row[] = movies.map((movie, index) => ({
+    uuid: movie.uuid, type: 'watch', movie_name: movie.title, release_date: `${movie.year}-06-01`, entity_type: 'movie', runtime: 6000 + index,
+    created_at: local(movie.at), watch_date: index % 3 === 0 ? unixTime(movie.at) : local(movie.at), country: 'br',
+  }));
+  const follows: Row[] = Array.from({ length: showCount }, (_, show) => ({
+    uuid: uuidOf(40_000 + show), type: 'follow', series_name: showName(show), series_id: tvdbBase + show, entity_type: 'series', created_at: local(new Date(Date.UTC(2021, 0, 1) + show * 3_600_000)),
+  }));
+  const v2Rows = episodes.slice(0, 800).map((episode, index) => ({
+    updated_at: local(episode.at), key: `watch-episode-${index}`, user_id: 4242, created_at: local(episode.at), s_id: tvdbBase + episode.show, series_name: showName(episode.show),
+    ep_no: episode.number, ep_id: 80_000_000 + index, episode_number: episode.number, rewatch_count: 0, s_no: episode.season, is_unitary: 'false', episode_id: 80_000_000 + index, season_number: episode.season,
+  }));
+  const files: Record<string, Uint8Array> = {
+    'tvtime-2024/tracking-prod-records.csv': csvFile(headers.trackingV1, [...v1Episodes, ...v1Movies, ...follows], { shuffle: 13, bom: true, crlf: true }),
+    'tvtime-2024/tracking-prod-records-v2.csv': csvFile(headers.trackingV2, v2Rows, { shuffle: 17, crlf: true }),
+    'tvtime-2024/followed_tv_show.csv': csvFile(headers.followed, Array.from({ length: showCount }, (_, show) => ({
+      user_id: 4242, tv_show_id: tvdbBase + show, created_at: local(new Date(Date.UTC(2021, 0, 1))), updated_at: local(new Date(Date.UTC(2021, 0, 1))), active: 1, archived: 0, tv_show_name: showName(show),
+    })), { bom: true, crlf: true }),
+  };
+  return {
+    files,
+    episodes,
+    movies,
+    counts: { shows: showCount, episodes: episodes.length, movies: movies.length, v1Rows: v1Episodes.length + v1Movies.length + follows.length, v2Rows: v2Rows.length },
+    /** Rows whose watch time is a Unix time, and the instant of the first such episode row. */
+    unixRows: v1Episodes.filter((row) => /^\d+$/.test(String(row.watch_date)) || /^\d+$/.test(String(row.created_at))).length + v1Movies.filter((row) => /^\d+$/.test(String(row.watch_date))).length,
+  };
+}
+
+/** The 228 films of unixTimesExport: two share a title ("Dune", 1984 and 2021). */
+export function moviesOf(base: number): { title: string; year: number }[] {
+  return Array.from({ length: 228 }, (_, index) => (index < 2 ? { title: `Dune ${base}`, year: index === 0 ? 1984 : 2021 } : { title: `Film ${base}-${index}`, year: 1950 + (index % 70) }));
+}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listLimits } from '../../limits.ts';
 import { openPaths, restRoutes, type RestMethod, type RestRoute } from '../rest-routes.ts';
-import { calendarDaysSchemas, calendarKindsSchema, dryRunSchema, followBodySchema, summaryLimitSchema, syncBodySchema, watchedBodySchema } from './request-schemas.ts';
+import { calendarDaysSchemas, calendarKindsSchema, dryRunSchema, followBodySchema, importTimeZoneSchema, summaryLimitSchema, syncBodySchema, watchedBodySchema } from './request-schemas.ts';
 import * as responses from './response-schemas.ts';
 
 /**
@@ -95,6 +95,7 @@ const operations: Record<string, OperationSpec> = {
     parameters: [
       { name: 'source', in: 'path', required: true, schema: ref(responses.importSourceSchema) },
       queryParameter('dryRun', dryRunSchema),
+      queryParameter('timeZone', importTimeZoneSchema),
     ],
     requestBody: {
       required: true,
@@ -102,7 +103,7 @@ const operations: Record<string, OperationSpec> = {
     },
     responses: {
       200: { description: 'The import report.', content: jsonContent(responses.importReportSchema) },
-      400: error('A bad `dryRun`, no file parts, a malformed body, or a file that is not of this source or breaks a bound (named with its first problem).'),
+      400: error('A bad `dryRun` or `timeZone`, no file parts, a malformed body, or a file that is not of this source or breaks a bound (named with its first problem).'),
       413: error('Upload over AIRDATE_MAX_UPLOAD_MB, or zips past their bounds.'),
       415: error('Not multipart/form-data.'),
     },

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { HttpError } from '../../http/responses.ts';
-import { listLimits, maxIntColumn } from '../../limits.ts';
+import { inputLengths, listLimits, maxIntColumn } from '../../limits.ts';
 import { calendarDefaults, calendarKinds, calendarMaxDays } from '../../services/calendar.ts';
+import { importTimeZoneProblem } from '../../services/import-upload.ts';
+import { canonicalTimeZone } from '../../feeds/dates.ts';
 
 /**
  * What the REST paths take (bodies and query parameters), as zod schemas: the routes validate
@@ -79,6 +81,18 @@ export const dryRunSchema = z
   .enum(['true', 'false'], { error: 'dryRun must be true or false' })
   .transform((value) => value === 'true')
   .meta({ description: '`true` answers the report the import would give and writes nothing. Given once; absent means false.' });
+
+/**
+ * `?timeZone=` of the imports: the IANA zone of times a file writes without one (TV Time's plain
+ * date-times), checked before the upload is read; the import service checks it again for GraphQL.
+ */
+export const importTimeZoneSchema = z
+  .string()
+  .refine((zone) => zone.length <= inputLengths.timezone && canonicalTimeZone(zone.trim()) !== null, { error: (issue) => importTimeZoneProblem(String(issue.input)) })
+  .meta({
+    description: "IANA time zone in which times a file writes without a zone (TV Time's plain date-times) are read. Given once; absent means the account's zone. The report's `notes` say which zone was used.",
+    examples: ['America/Sao_Paulo'],
+  });
 
 /** `?past=` and `?future=` of the calendar (built once: the route parses every request with them). */
 const calendarDaysSchema = (name: 'past' | 'future') =>

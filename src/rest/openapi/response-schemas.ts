@@ -98,6 +98,9 @@ export const importReportSchema = z
     dryRun: z.literal(true).optional().meta({ description: 'Present with `?dryRun=true`: nothing was written.' }),
     imported: z.strictObject({ shows: count, episodes: count, movies: count, games: count, history: count }),
     skipped: z.array(z.strictObject({ file: z.string(), item: z.string(), reason: z.string() })),
+    notes: z
+      .array(z.strictObject({ file: z.string(), note: z.string() }))
+      .meta({ description: "How each file was read: the time zone of its times without one, what its only date stands for (IMDb's Date Rated, Letterboxd's \"marked seen\" dates)." }),
     unmatched: z.array(
       z.strictObject({
         file: z.string(),

@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
-import { upload } from '../client.ts';
-import { Notice, PageTitle, useAction } from '../components.tsx';
+import { request, upload } from '../client.ts';
+import { Notice, PageTitle, useAction, useLoad } from '../components.tsx';
 import { graphql, type ResultOf } from '../graphql.ts';
 import { ImportReport } from './import-report.tsx';
 
 const ImportLibrary = graphql(`
-  mutation ImportLibrary($source: ImportSource!, $files: [File!]!, $dryRun: Boolean) {
-    importLibrary(source: $source, files: $files, dryRun: $dryRun) {
+  mutation ImportLibrary($source: ImportSource!, $files: [File!]!, $dryRun: Boolean, $timeZone: String) {
+    importLibrary(source: $source, files: $files, dryRun: $dryRun, timeZone: $timeZone) {
       __typename
       ... on Error {
         message
@@ -30,6 +30,10 @@ const ImportLibrary = graphql(`
             item
             reason
           }
+          notes {
+            file
+            note
+          }
           unmatched {
             file
             kind
@@ -43,8 +47,16 @@ const ImportLibrary = graphql(`
   }
 `);
 
+const AccountZone = graphql(`
+  query ImportAccountZone {
+    viewer {
+      timezone
+    }
+  }
+`);
+
 export type ImportSummary = Extract<ResultOf<typeof ImportLibrary>['importLibrary'], { __typename: 'MutationImportLibrarySuccess' }>['data'];
-type Source = 'TRAKT' | 'TVTIME' | 'SIMKL' | 'LETTERBOXD' | 'GROUVEE' | 'AIRDATE';
+type Source = 'TRAKT' | 'TVTIME' | 'SIMKL' | 'LETTERBOXD' | 'GROUVEE' | 'IMDB' | 'AIRDATE';
 
 /** Every ImportSource, with what its export file is called there. */
 const sources: { value: Source; label: string }[] = [
@@ -53,19 +65,33 @@ const sources: { value: Source; label: string }[] = [
   { value: 'SIMKL', label: 'Simkl (JSON or CSV backup)' },
   { value: 'LETTERBOXD', label: 'Letterboxd (CSV export)' },
   { value: 'GROUVEE', label: 'Grouvee (collection CSV)' },
+  { value: 'IMDB', label: 'IMDb (ratings, watchlist or list CSV)' },
   { value: 'AIRDATE', label: 'Airdate (an export of this or another Airdate)' },
 ];
+
+/** Sources whose files write times without a zone: the page asks which zone they are in. */
+const zonedSources = new Set<Source>(['TVTIME']);
+
+/** Every zone the browser knows, for the select of the zone of times without one. */
+const zones: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+
+const loadAccountZone = async () => (await request(AccountZone)).viewer.timezone;
 
 /** Import files of another tracker and see the report; download this account's export. */
 export default function ImportExportPage() {
   const [source, setSource] = useState<Source>('TRAKT');
   const [files, setFiles] = useState<File[]>([]);
   const [dryRun, setDryRun] = useState(false);
+  const { data: accountZone } = useLoad(loadAccountZone);
+  // Undefined until the person picks one: the account's zone is then what the select shows and sends.
+  const [pickedZone, setPickedZone] = useState<string | undefined>(undefined);
+  const timeZone = pickedZone ?? accountZone;
   const [report, setReport] = useState<ImportSummary | null>(null);
   const run = useAction(async () => {
     setReport(null);
     if (files.length === 0) throw new Error('Choose at least one file.');
-    const result = (await upload(ImportLibrary, { source, files, dryRun })).importLibrary;
+    const zoned = zonedSources.has(source) && timeZone !== undefined;
+    const result = (await upload(ImportLibrary, { source, files, dryRun, ...(zoned ? { timeZone } : {}) })).importLibrary;
     if (result.__typename === 'ImportFileError') throw new Error(`${result.file}: ${result.problem}`);
     if (result.__typename !== 'MutationImportLibrarySuccess') throw new Error(result.message);
     setReport(result.data);
@@ -94,6 +120,19 @@ export default function ImportExportPage() {
               ))}
             </select>
           </div>
+          {zonedSources.has(source) && timeZone !== undefined && (
+            <div class="field">
+              <label for="import-zone">Times without a time zone are in</label>
+              <select id="import-zone" value={timeZone} onChange={(event) => setPickedZone(event.currentTarget.value)}>
+                {(zones.includes(timeZone) ? zones : [timeZone, ...zones]).map((zone) => (
+                  <option key={zone} value={zone}>
+                    {zone === accountZone ? `${zone} (your account's)` : zone}
+                  </option>
+                ))}
+              </select>
+              <span class="hint">Some TV Time exports write your local time without saying so; the report tells which zone was used.</span>
+            </div>
+          )}
           <div class="field">
             <label for="import-files">Files (zips too)</label>
             <input id="import-files" type="file" multiple onChange={(event) => setFiles(Array.from(event.currentTarget.files ?? []))} />

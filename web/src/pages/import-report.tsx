@@ -18,6 +18,18 @@ export function ImportReport({ report }: { report: ImportSummary }) {
         <dt>History entries</dt>
         <dd>{counts.history}</dd>
       </dl>
+      {report.notes.length > 0 && (
+        <>
+          <h4>How the files were read</h4>
+          <ul class="items">
+            {report.notes.map((item, index) => (
+              <li key={index}>
+                {item.file}: {item.note}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       <h4>Unmatched ({report.unmatched.length})</h4>
       {report.unmatched.length === 0 ? (
         <p>Every item was matched.</p>
