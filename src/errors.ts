@@ -25,6 +25,7 @@ export const httpStatusByCode = {
   CONFLICT: 409,
   TOO_LARGE: 413,
   RATE_LIMITED: 429,
+  BUSY: 503,
 } as const;
 
 /** Wrong, missing or out-of-range input (HTTP 400). */
@@ -63,6 +64,21 @@ export class RateLimitedError extends AppError {
   readonly code = 'RATE_LIMITED' as const;
   constructor(readonly retryAfterSeconds: number) {
     super(`too many requests; try again in ${retryAfterSeconds} s`);
+  }
+  override get headers(): Record<string, string> {
+    return { 'retry-after': String(this.retryAfterSeconds) };
+  }
+}
+
+/**
+ * The server cannot take this piece of work now (the password hashing queue is full): HTTP 503,
+ * with Retry-After in whole seconds. Nothing was done; the same request may be sent again.
+ */
+export class ServiceBusyError extends AppError {
+  override name = 'ServiceBusyError';
+  readonly code = 'BUSY' as const;
+  constructor(readonly retryAfterSeconds: number) {
+    super(`the server is busy; try again in ${retryAfterSeconds} s`);
   }
   override get headers(): Record<string, string> {
     return { 'retry-after': String(this.retryAfterSeconds) };

@@ -218,14 +218,38 @@ export const passwordLength = { min: 8, max: 200 } as const;
 export const setupLinkValidityMs = 60 * 60 * 1000;
 
 /**
- * Failed sign-ins (src/auth/sign-in-limit.ts): per account name as typed and per client address,
- * at most `points` failures per window of `windowSeconds`; past either, sign-in answers 429 with
- * Retry-After. Successful sign-ins are not counted.
+ * Password checks (src/auth/sign-in-limit.ts), `points` per window of `windowSeconds` for each key:
+ * a sign-in's check counts against the account name as typed (`perName`), or, from a browser
+ * that signed in to that account before (its device cookie), against that browser (`perDevice`)
+ * instead; and against the client's address (`perAddress`, an IPv6 address by its /64). A
+ * `changePassword` check counts against the account (`perAccountChange`) and the address. Each
+ * check is reserved before the password is hashed and given back when the password was right, so
+ * only wrong ones count, and concurrent attempts never pass the limit; past it, 429 with
+ * Retry-After, even with the right password.
  */
 export const signInFailures = {
   perName: { points: 10, windowSeconds: 15 * 60 },
+  perDevice: { points: 10, windowSeconds: 15 * 60 },
   perAddress: { points: 50, windowSeconds: 15 * 60 },
+  perAccountChange: { points: 10, windowSeconds: 15 * 60 },
 } as const;
+
+/**
+ * A browser is trusted for an account's sign-in (its own failure count instead of the name's,
+ * signInFailures.perDevice) for this long after it last signed in to it: the device cookie's life.
+ */
+export const trustedDeviceMs = 180 * 24 * 60 * 60 * 1000;
+
+/**
+ * Password hashing in one process (src/auth/password.ts, src/auth/work-queue.ts): each scrypt
+ * run holds 128 MiB and a core for about a fifth of a second, so at most `concurrent` run at once.
+ * A client address (its limit key) may have `perAddress` running or waiting, past which its next
+ * one is refused at once (429); at most `waiting` wait in all, past which 503. Both carry
+ * Retry-After `retryAfterSeconds`. A free slot goes to the address that has had the fewest
+ * started (work-queue.ts), so another person's sign-in waits for the hashes running and at most one
+ * of each other address waiting, however long their bursts.
+ */
+export const passwordHashing = { concurrent: 2, perAddress: 4, waiting: 32, retryAfterSeconds: 1 } as const;
 
 /** Longest User-Agent kept with a session (the session list shows it; longer is cut). */
 export const sessionUserAgentChars = 300;

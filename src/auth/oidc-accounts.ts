@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { db } from '../db/client.ts';
 import { inputLengths } from '../limits.ts';
+import { ConflictError } from '../errors.ts';
+import { insertAccount } from '../services/accounts.ts';
 import { isUniqueViolation } from '../services/prisma-errors.ts';
 import type { VerifiedIdentity } from './oidc.ts';
 import { OidcError } from './oidc.ts';
@@ -17,8 +19,9 @@ export const noLinkedAccountMessage =
 
 /**
  * The account linked to `identity`; when there is none and `createUsers`, a new one (a user, never
- * an administrator; time zone UTC; no password) named after the identity. Throws OidcError with
- * noLinkedAccountMessage otherwise.
+ * an administrator; time zone UTC; no password) named after the identity: the first candidate
+ * name neither taken nor looking like a taken one (services/account-names.ts). Throws OidcError
+ * with noLinkedAccountMessage otherwise.
  */
 export async function accountForIdentity(identity: VerifiedIdentity, createUsers: boolean): Promise<{ id: number; created: boolean }> {
   const linked = await db().account.findUnique({ where: { oidcSubject: identity.subject }, select: { id: true } });
@@ -28,12 +31,12 @@ export async function accountForIdentity(identity: VerifiedIdentity, createUsers
   for (let attempt = 1; attempt <= 50; attempt++) {
     const name = candidateName(base, attempt);
     try {
-      const account = await db().account.create({ data: { name, timezone: 'UTC', role: 'user', oidcSubject: identity.subject }, select: { id: true } });
+      const account = await insertAccount({ name, timezone: 'UTC', role: 'user', passwordHash: null, oidcSubject: identity.subject });
       return { id: account.id, created: true };
     } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      // Either the name is taken (try the next one) or a simultaneous sign-in of the same person
-      // created the account first (use it).
+      if (!(error instanceof ConflictError)) throw error;
+      // Either the name is taken or looks like a taken one (try the next one), or a simultaneous
+      // sign-in of the same person created the account first (use it).
       const raced = await db().account.findUnique({ where: { oidcSubject: identity.subject }, select: { id: true } });
       if (raced) return { id: raced.id, created: false };
     }
@@ -60,14 +63,15 @@ export async function linkIdentity(accountId: number, identity: VerifiedIdentity
 const accountNameChars = /[^\p{L}\p{N}._@-]+/gu;
 
 /**
- * A valid account name (letters, digits, `._-@`; see services/accounts.ts) from the identity's
- * preferred_username, else the local part of its email, else "user"; other characters become `-`.
+ * A valid account name (letters, digits, `._-@`, NFKC; see services/accounts.ts) from the
+ * identity's preferred_username, else the local part of its email, else "user"; other characters
+ * become `-`.
  */
 export function accountNameBase(identity: Pick<VerifiedIdentity, 'preferredUsername' | 'email'>): string {
   const emailLocal = identity.email?.includes('@') ? identity.email.slice(0, identity.email.lastIndexOf('@')) : undefined;
   for (const source of [identity.preferredUsername, emailLocal]) {
     const name = (source ?? '')
-      .normalize('NFC')
+      .normalize('NFKC')
       .replace(accountNameChars, '-')
       .replace(/^-+|-+$/g, '');
     if (name !== '') return [...name].slice(0, inputLengths.accountName).join('');

@@ -1,7 +1,9 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { InputError } from '../errors.ts';
-import { passwordLength } from '../limits.ts';
+import { passwordHashing, passwordLength } from '../limits.ts';
 import { exceedsLength } from '../value-bounds.ts';
+import { addressLimitKey } from './address-key.ts';
+import { createWorkQueue } from './work-queue.ts';
 
 /**
  * Password hashing with scrypt at OWASP's recommended cost (N=2^17, r=8, p=1: 128 MiB and about
@@ -9,38 +11,43 @@ import { exceedsLength } from '../value-bounds.ts';
  * `scrypt$<log2 N>$<r>$<p>$<salt>$<hash>` (salt and hash base64), so the cost can be raised later
  * and old hashes still verify.
  *
- * Each hash holds 128 MiB while it runs, so at most `concurrentHashes` run at once in a process;
- * further ones wait their turn (a burst of sign-ins is slow, never out of memory).
+ * Each hash holds 128 MiB while it runs: every hash and verification goes through one bounded,
+ * fair queue per process (limits.ts passwordHashing, work-queue.ts), keyed by the client address
+ * that asked for it, so a burst is refused quickly instead of queueing everyone behind it.
  */
 
 const current = { logN: 17, r: 8, p: 1 } as const;
 const saltBytes = 16;
 const hashBytes = 32;
-const concurrentHashes = 2;
 
 /** scrypt's memory is 128 * N * r bytes; Node refuses anything over `maxmem` (32 MiB by default). */
 const maxmemFor = (logN: number, r: number) => 128 * 2 ** logN * r + 16 * 1024 * 1024;
 
-let running = 0;
-const waiting: (() => void)[] = [];
+const queue = createWorkQueue({
+  concurrent: passwordHashing.concurrent,
+  perOwner: passwordHashing.perAddress,
+  waiting: passwordHashing.waiting,
+  retryAfterSeconds: passwordHashing.retryAfterSeconds,
+});
 
-/** Runs `work` when fewer than `concurrentHashes` hashes are running. */
-async function inTurn<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= concurrentHashes) await new Promise<void>((resolve) => waiting.push(resolve));
-  else running++;
-  try {
-    return await work();
-  } finally {
-    const next = waiting.shift();
-    // The slot passes straight to the next waiter, so `running` stays as it is.
-    if (next) next();
-    else running--;
-  }
+/**
+ * Who a hash is for, as the queue counts them: the client's address, or undefined for work no
+ * client asked for (the command line; a request whose address the server does not know).
+ */
+export type HashRequester = string | undefined;
+
+/** The queue's owner key of `requester`: the address's limit key (an IPv6 address's /64). */
+const ownerOf = (requester: HashRequester): string | undefined => (requester === undefined ? undefined : addressLimitKey(requester));
+
+/** What the hashing queue holds now and how many hashes it has started in this process (a test's count of checked passwords). */
+export function passwordHashingStats(): { running: number; waiting: number; started: number } {
+  return queue.stats();
 }
 
-function derive(password: string, salt: Buffer, cost: { logN: number; r: number; p: number }, length: number): Promise<Buffer> {
+function derive(password: string, salt: Buffer, cost: { logN: number; r: number; p: number }, length: number, requester: HashRequester): Promise<Buffer> {
   const options: ScryptOptions = { N: 2 ** cost.logN, r: cost.r, p: cost.p, maxmem: maxmemFor(cost.logN, cost.r) };
-  return inTurn(
+  return queue.run(
+    ownerOf(requester),
     () =>
       new Promise<Buffer>((resolve, reject) => {
         scrypt(password.normalize('NFC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key)));
@@ -54,11 +61,14 @@ export function checkPasswordRules(password: string, field = 'password'): void {
   if ([...password].length < passwordLength.min) throw new InputError(`the password must be at least ${passwordLength.min} characters`, field);
 }
 
-/** The stored form of `password` under a fresh random salt, at the current cost. */
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * The stored form of `password` under a fresh random salt, at the current cost. Throws
+ * RateLimitedError or ServiceBusyError when the hashing queue cannot take it (work-queue.ts).
+ */
+export async function hashPassword(password: string, requester?: HashRequester): Promise<string> {
   checkPasswordRules(password);
   const salt = randomBytes(saltBytes);
-  const hash = await derive(password, salt, current, hashBytes);
+  const hash = await derive(password, salt, current, hashBytes, requester);
   return ['scrypt', current.logN, current.r, current.p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
@@ -84,14 +94,12 @@ function parseStored(stored: string): ParsedHash | undefined {
 /**
  * Whether `password` matches `stored`. False for an unreadable stored value, and for a password
  * longer than the rules allow (never hashed: it cannot have been set). Constant-time comparison.
+ * Throws as hashPassword does when the hashing queue cannot take it.
  */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+export async function verifyPassword(password: string, stored: string, requester?: HashRequester): Promise<boolean> {
   const parsed = parseStored(stored);
-  if (!parsed || exceedsLength(password, passwordLength.max)) {
-    await dummyVerify();
-    return false;
-  }
-  const candidate = await derive(password, parsed.salt, parsed.cost, parsed.hash.length);
+  if (!parsed || exceedsLength(password, passwordLength.max)) return dummyVerify(requester);
+  const candidate = await derive(password, parsed.salt, parsed.cost, parsed.hash.length, requester);
   return timingSafeEqual(candidate, parsed.hash);
 }
 
@@ -102,7 +110,7 @@ const dummySalt = randomBytes(saltBytes);
  * unknown name (or an account without a password) then takes as long as a wrong password, so the
  * answer's timing does not tell which names exist.
  */
-export async function dummyVerify(): Promise<false> {
-  await derive('not a password', dummySalt, current, hashBytes);
+export async function dummyVerify(requester?: HashRequester): Promise<false> {
+  await derive('not a password', dummySalt, current, hashBytes, requester);
   return false;
 }

@@ -33,13 +33,18 @@ export function initSessions(settings: WebSettings): void {
   web = { publicUrl: settings.publicUrl, trustProxy: settings.trustProxy, allowedHosts: settings.allowedHosts };
 }
 
+/** A cookie of ours named `base` as `request`'s public origin names it: `__Host-` prefixed on https. */
+export function ownCookieName(request: Request, base: string): string {
+  return isSecureOrigin(request, web) ? `__Host-${base}` : base;
+}
+
 /** The cookie's name for `request`'s public origin. */
 export function sessionCookieName(request: Request): string {
-  return isSecureOrigin(request, web) ? '__Host-airdate_session' : 'airdate_session';
+  return ownCookieName(request, 'airdate_session');
 }
 
 /** Cookie attributes: readable by no script, sent on same-site requests and top-level links only. */
-function cookieAttributes(request: Request, maxAgeSeconds: number): string {
+export function cookieAttributes(request: Request, maxAgeSeconds: number): string {
   const secure = isSecureOrigin(request, web) ? '; Secure' : '';
   return `Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure}`;
 }
@@ -89,19 +94,22 @@ export function clearCookieHeader(request: Request): string {
   return `${sessionCookieName(request)}=; ${cookieAttributes(request, 0)}`;
 }
 
-/** The session cookie's value in `request`, or undefined (absent, empty, or not one we could have set). */
-export function sessionCookieValue(request: Request): string | undefined {
+/** The value of `request`'s first cookie named `name`, trimmed; undefined when there is none. */
+export function cookieValue(request: Request, name: string): string | undefined {
   const header = request.headers.get('cookie');
   if (header === null) return undefined;
-  const name = sessionCookieName(request);
   for (const part of header.split(';')) {
     const separator = part.indexOf('=');
-    if (separator < 0 || part.slice(0, separator).trim() !== name) continue;
-    const value = part.slice(separator + 1).trim();
-    // 32 bytes of base64url; anything else is refused without a lookup.
-    return /^[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
+    if (separator >= 0 && part.slice(0, separator).trim() === name) return part.slice(separator + 1).trim();
   }
   return undefined;
+}
+
+/** The session cookie's value in `request`, or undefined (absent, empty, or not one we could have set). */
+export function sessionCookieValue(request: Request): string | undefined {
+  const value = cookieValue(request, sessionCookieName(request));
+  // 32 bytes of base64url; anything else is refused without a lookup.
+  return value !== undefined && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
 }
 
 /**

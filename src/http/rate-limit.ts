@@ -22,12 +22,12 @@ export interface RateLimiter {
   /** Counts one request for `key`; throws RateLimitedError when the key's window is used up. */
   take(key: string): Promise<void>;
   /**
-   * Throws RateLimitedError when `key`'s window is used up, counting nothing: for limits that
-   * count only failures (sign-in), checked before the attempt.
+   * Takes one point for `key` as `take` does (one atomic consume: concurrent reservations never
+   * pass the limit together) and returns the function that gives it back: for limits that count
+   * only failures (password checks), reserved before the attempt and given back when it succeeds
+   * (rate-limiter-flexible's reward).
    */
-  check(key: string): Promise<void>;
-  /** Counts one failure for `key`, never throwing for the limit itself (check reports it next time). */
-  penalise(key: string): Promise<void>;
+  reserve(key: string): Promise<() => Promise<void>>;
 }
 
 export interface RateLimitOptions {
@@ -52,7 +52,7 @@ const table = 'RateLimit';
 const failureLogIntervalMs = 60_000;
 
 export function createRateLimiter(options: RateLimitOptions, store: RateLimitStore): RateLimiter {
-  if (options.points === 0) return { take: async () => undefined, check: async () => undefined, penalise: async () => undefined };
+  if (options.points === 0) return { take: async () => undefined, reserve: async () => async () => undefined };
   const settings = { keyPrefix: options.name, points: options.points, duration: options.windowSeconds };
   const local = new RateLimiterMemory(settings);
   const shared =
@@ -86,36 +86,37 @@ export function createRateLimiter(options: RateLimitOptions, store: RateLimitSto
     }
   };
 
-  /** The window's state for `key`: RateLimitedError when it is used up. */
-  const inspect = async (limiter: RateLimiterAbstract, key: string): Promise<void> => {
-    const state = await limiter.get(key);
-    if (state !== null && state.consumedPoints >= options.points) {
-      throw refused(state.msBeforeNext);
-    }
-  };
-  const penalise = async (limiter: RateLimiterAbstract, key: string): Promise<void> => {
-    await limiter.penalty(key, 1);
+  /** Logs a store failure, at most once per failureLogIntervalMs. */
+  const storeFailed = (error: unknown, what: string): void => {
+    const now = Date.now();
+    if (now - failureLoggedAt < failureLogIntervalMs) return;
+    failureLoggedAt = now;
+    store.logger.warn({ err: error }, `rate limit "${options.name}": the database could not ${what}`);
   };
 
-  /** Runs `operation` on the shared store, or in memory when there is none or it fails. */
-  const onStore = async (operation: (limiter: RateLimiterAbstract, key: string) => Promise<void>, key: string): Promise<void> => {
-    if (shared === undefined) return operation(local, key);
+  /** One take on the shared store, or in memory when there is none or it fails; the limiter that counted it. */
+  const onStore = async (key: string): Promise<RateLimiterAbstract> => {
+    if (shared === undefined) {
+      await consume(local, key);
+      return local;
+    }
     try {
-      await operation(shared, key);
+      await consume(shared, key);
+      return shared;
     } catch (error) {
       if (error instanceof RateLimitedError) throw error;
-      const now = Date.now();
-      if (now - failureLoggedAt >= failureLogIntervalMs) {
-        failureLoggedAt = now;
-        store.logger.warn({ err: error }, `rate limit "${options.name}": the database could not count this request, counting in this process until it can`);
-      }
-      await operation(local, key);
+      storeFailed(error, 'count this request, counting in this process until it can');
+      await consume(local, key);
+      return local;
     }
   };
 
   return {
-    take: (key) => onStore(consume, key),
-    check: (key) => onStore(inspect, key),
-    penalise: (key) => onStore(penalise, key),
+    take: async (key) => void (await onStore(key)),
+    async reserve(key) {
+      const counted = await onStore(key);
+      // Given back where it was taken. A failure leaves the point taken: the limit errs on the safe side.
+      return () => counted.reward(key, 1).then(() => undefined, (error: unknown) => storeFailed(error, 'give back a reserved point'));
+    },
   };
 }

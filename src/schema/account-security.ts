@@ -62,11 +62,11 @@ builder.prismaObjectFields('Account', (t) => ({
 builder.mutationField('changePassword', (t) =>
   t.boolean({
     description:
-      'Session only. Sets a new password (8–200 characters); currentPassword is required when the account has one. Ends every other session of the account; this browser stays signed in with a new session.',
+      'Session only. Sets a new password (8–200 characters); currentPassword is required when the account has one, and wrong ones are limited like sign-ins (RATE_LIMITED, 429). Ends every other session of the account; this browser stays signed in with a new session.',
     args: { currentPassword: t.arg.string({ required: false }), newPassword: t.arg.string({ required: true }) },
     resolve: async (_root, args, context) => {
       const { accountId, web } = requireSession(context);
-      await changeOwnPassword({ accountId, currentPassword: args.currentPassword, newPassword: args.newPassword });
+      await changeOwnPassword({ accountId, currentPassword: args.currentPassword, newPassword: args.newPassword, address: web.clientAddress, limiter: web.signInLimiter });
       await signInAs(web, accountId, 'password');
       return true;
     },

@@ -71,9 +71,9 @@ builder.mutationField('createAccount', (t) =>
     description: 'Administrators only: creates an account with a password.',
     args: { input: t.arg({ type: CreateAccountInput, required: true }) },
     resolve: async (_root, { input }, context) => {
-      await requireAdminSession(context);
+      const { web } = await requireAdminSession(context);
       const account = await nameTakenAsInput(() =>
-        createAccount({ name: input.name, password: input.password, timezone: input.timezone ?? undefined, role: input.role ?? 'user' }),
+        createAccount({ name: input.name, password: input.password, timezone: input.timezone ?? undefined, role: input.role ?? 'user', address: web.clientAddress }),
       );
       return adminAccount(account.id);
     },
@@ -97,8 +97,8 @@ builder.mutationField('resetPassword', (t) =>
     description: "Administrators only: sets an account's password (8–200 characters) and ends all its sessions.",
     args: { id: t.arg.int({ required: true }), newPassword: t.arg.string({ required: true }) },
     resolve: async (_root, { id, newPassword }, context) => {
-      await requireAdminSession(context);
-      await setPassword({ accountId: id, password: newPassword });
+      const { web } = await requireAdminSession(context);
+      await setPassword({ accountId: id, password: newPassword, address: web.clientAddress });
       return true;
     },
   }),

@@ -1,3 +1,4 @@
+import { trustedDevice } from '../auth/device-cookie.ts';
 import { clearCookieHeader, endSession } from '../auth/sessions.ts';
 import { db } from '../db/client.ts';
 import { ForbiddenError } from '../errors.ts';
@@ -84,11 +85,12 @@ builder.mutationField('signIn', (t) =>
   t.prismaField({
     type: 'Account',
     description:
-      'Public: signs in with name and password and sets the session cookie. WRONG_CREDENTIALS (401) for a wrong name or password alike; RATE_LIMITED (429) after too many failures.',
+      'Public: signs in with name and password and sets the session cookie (and the device cookie that exempts this browser from the name\'s lockout). WRONG_CREDENTIALS (401) for a wrong name or password alike; RATE_LIMITED (429) after too many failures, or while this address has too many checks running; BUSY (503) while the server has too many.',
     args: { name: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
     resolve: async (query, _root, { name, password }, context) => {
       const web = webContext(context);
-      const account = await signInWithPassword({ name, password, address: web.clientAddress, limiter: web.signInLimiter });
+      const device = trustedDevice(web.request);
+      const account = await signInWithPassword({ name, password, address: web.clientAddress, device, limiter: web.signInLimiter });
       await signInAs(web, account.id, 'password');
       return db().account.findUniqueOrThrow({ ...query, where: { id: account.id } });
     },
@@ -104,7 +106,9 @@ builder.mutationField('signUp', (t) =>
       const web = webContext(context);
       if (!web.settings.openSignup) throw new ForbiddenError('sign-up is closed; ask an administrator for an invitation');
       if (await setupRequired()) throw new ForbiddenError('this server is not set up yet: use the setup link the server printed');
-      const account = await nameTakenAsInput(() => createAccount({ name: args.name, password: args.password, timezone: args.timezone ?? undefined }));
+      const account = await nameTakenAsInput(() =>
+        createAccount({ name: args.name, password: args.password, timezone: args.timezone ?? undefined, address: web.clientAddress }),
+      );
       await signInAs(web, account.id, 'password');
       return db().account.findUniqueOrThrow({ ...query, where: { id: account.id } });
     },
@@ -124,7 +128,7 @@ builder.mutationField('completeSetup', (t) =>
     resolve: async (query, _root, args, context) => {
       const web = webContext(context);
       const account = await nameTakenAsInput(() =>
-        redeemSetupLink({ code: args.code, name: args.name, password: args.password, timezone: args.timezone ?? undefined }),
+        redeemSetupLink({ code: args.code, name: args.name, password: args.password, timezone: args.timezone ?? undefined, address: web.clientAddress }),
       );
       await signInAs(web, account.id, 'setup');
       return db().account.findUniqueOrThrow({ ...query, where: { id: account.id } });

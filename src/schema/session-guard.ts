@@ -1,3 +1,4 @@
+import { deviceCookie } from '../auth/device-cookie.ts';
 import { openSession, type SessionMethod } from '../auth/sessions.ts';
 import { InputError, ConflictError, SessionRequiredError } from '../errors.ts';
 import type { GraphQLContext, WebRequestContext } from './context.ts';
@@ -21,10 +22,15 @@ export function requireSession(context: GraphQLContext): { sessionId: number; ac
   return { sessionId: web.sessionId, accountId: web.sessionAccountId, web };
 }
 
-/** Starts a session for the account and sets its cookie on the response; records it so `Account.sessions { current }` in the same answer sees it. */
+/**
+ * Starts a session for the account and sets its cookie on the response, with a fresh device
+ * cookie (device-cookie.ts: this browser now knows the account's password); records the session
+ * so `Account.sessions { current }` in the same answer sees it.
+ */
 export async function signInAs(web: WebRequestContext, accountId: number, method: SessionMethod): Promise<void> {
   const { cookie, sessionId } = await openSession({ accountId, method, request: web.request, clientAddress: web.clientAddress });
   web.setCookie(cookie);
+  web.setCookie(deviceCookie(web.request, accountId));
   web.sessionId = sessionId;
   web.sessionAccountId = accountId;
 }

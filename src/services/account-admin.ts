@@ -2,6 +2,7 @@ import { db, databaseKind } from '../db/client.ts';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
 import type { Account, Prisma } from '../generated/prisma/client.ts';
 import type { AccountRole } from './accounts.ts';
+import { dropInvitationsBy } from './setup-links.ts';
 
 /**
  * What administrators do to accounts, with the two rules that keep a server manageable: nobody
@@ -47,8 +48,8 @@ async function withAdminsHeld<T>(change: (tx: Prisma.TransactionClient, adminCou
 
 /**
  * Removes an account and, through the database's cascades, everything of it: library, history,
- * notifications, token, sessions, pending imports. Not the administrator's own account; not the
- * last administrator.
+ * notifications, token, sessions, pending imports; and its unused invitations. Not the
+ * administrator's own account; not the last administrator.
  */
 export async function removeAccount(props: { actorId: number; id: number }): Promise<void> {
   if (props.id === props.actorId) throw new ForbiddenError('you cannot remove your own account');
@@ -56,11 +57,15 @@ export async function removeAccount(props: { actorId: number; id: number }): Pro
     const target = await tx.account.findUnique({ where: { id: props.id }, select: { role: true } });
     if (!target) throw new NotFoundError(`unknown account ${props.id}`);
     if (target.role === 'admin' && adminCount <= 1) throw new ForbiddenError('the last administrator cannot be removed');
+    await dropInvitationsBy(props.id, tx);
     await tx.account.delete({ where: { id: props.id } });
   });
 }
 
-/** Makes an account an administrator or a user; refuses to leave the server without administrators. */
+/**
+ * Makes an account an administrator or a user; refuses to leave the server without administrators.
+ * A demoted administrator's unused invitations are deleted with the change.
+ */
 export async function setAccountRole(props: { id: number; role: AccountRole }): Promise<void> {
   await withAdminsHeld(async (tx, adminCount) => {
     const target = await tx.account.findUnique({ where: { id: props.id }, select: { role: true } });
@@ -68,5 +73,6 @@ export async function setAccountRole(props: { id: number; role: AccountRole }): 
     if (target.role === props.role) return;
     if (target.role === 'admin' && adminCount <= 1) throw new ForbiddenError('the server must keep at least one administrator');
     await tx.account.update({ where: { id: props.id }, data: { role: props.role } });
+    if (target.role === 'admin') await dropInvitationsBy(props.id, tx);
   });
 }

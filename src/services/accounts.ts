@@ -1,9 +1,10 @@
 import { db } from '../db/client.ts';
 import { ConflictError, InputError, NotFoundError } from '../errors.ts';
-import type { Account, PrismaClient } from '../generated/prisma/client.ts';
+import type { Account, Prisma } from '../generated/prisma/client.ts';
+import { refuseCompatibilityCharacters, refuseLookAlike } from './account-names.ts';
 import { isUniqueViolation } from './prisma-errors.ts';
 import { canonicalTimeZone } from '../feeds/dates.ts';
-import { inputLengths } from '../limits.ts';
+import { inputLengths, transactionTimes } from '../limits.ts';
 import { exceedsLength, quoted } from '../value-bounds.ts';
 import { hashPassword } from '../auth/password.ts';
 
@@ -28,10 +29,11 @@ export type SummaryProfile = (typeof summaryProfiles)[number];
 const namePattern = /^[\p{L}\p{N}._@-]+$/u;
 
 /**
- * Creates an account. The name is trimmed and must be 1–64 letters, digits or `._-@`; the time
- * zone is an IANA name (default `UTC`), stored in its canonical spelling. Every text is checked
- * against its length in src/limits.ts before anything else looks at it.
- * Throws InputError for either, ConflictError when the name is taken.
+ * Creates an account. The name is trimmed and must be 1–64 letters, digits or `._-@`, in NFKC
+ * form; the time zone is an IANA name (default `UTC`), stored in its canonical spelling. Every
+ * text is checked against its length in src/limits.ts before anything else looks at it.
+ * Throws InputError for either, ConflictError when the name is taken or looks like a taken one
+ * (account-names.ts).
  */
 export async function createAccount(props: NewAccountProps): Promise<Account> {
   return insertAccount(await newAccountData(props));
@@ -47,6 +49,8 @@ export interface NewAccountProps {
   password?: string;
   /** `admin` or `user` (the default). */
   role?: AccountRole;
+  /** Who asked (the client's address, for the password hashing queue); undefined from the command line. */
+  address?: string | undefined;
 }
 
 /** A checked account row, ready to insert: the slow password hash is done before any transaction. */
@@ -55,6 +59,8 @@ export interface NewAccountData {
   timezone: string;
   passwordHash: string | null;
   role: AccountRole;
+  /** The single sign-on identity it is made for (oidc-accounts.ts); none by default. */
+  oidcSubject?: string;
 }
 
 /** Checks and normalises `props` (InputError) and hashes the password. */
@@ -62,18 +68,30 @@ export async function newAccountData(props: NewAccountProps): Promise<NewAccount
   const name = normaliseName(props.name);
   const timezone = canonicalZoneOrFail(props.timezone ?? 'UTC');
   // Checked after name and zone, so a bad one answers without the slow hash.
-  const passwordHash = props.password === undefined ? null : await hashPassword(props.password);
+  const passwordHash = props.password === undefined ? null : await hashPassword(props.password, props.address);
   return { name, timezone, passwordHash, role: props.role ?? 'user' };
 }
 
-/** Inserts a checked account with `client` (a transaction's, or the database); ConflictError when the name is taken. */
-export async function insertAccount(data: NewAccountData, client: Pick<PrismaClient, 'account'> = db()): Promise<Account> {
+/**
+ * Inserts a checked account in `tx` (a transaction of the caller's, or its own); ConflictError when
+ * the name is taken or looks like a taken one (account-names.ts refuseLookAlike), and nothing is
+ * kept. The row is written before the names are read: on SQLite the transaction then holds the
+ * write lock from its first statement (a read first could not take it once another process had
+ * written since, and would fail instead of waiting), so no other write comes between the check
+ * and the commit.
+ */
+export async function insertAccount(data: NewAccountData, tx?: Prisma.TransactionClient): Promise<Account> {
+  // Another process's write (an import's transaction) may keep the first statement waiting for the lock.
+  if (tx === undefined) return db().$transaction((own) => insertAccount(data, own), { maxWait: transactionTimes.sqliteWaitMs, timeout: transactionTimes.sqliteWaitMs });
+  let account: Account;
   try {
-    return await client.account.create({ data });
+    account = await tx.account.create({ data });
   } catch (error) {
     if (isUniqueViolation(error)) throw new ConflictError(`an account named "${data.name}" already exists`);
     throw error;
   }
+  await refuseLookAlike(data.name, tx);
+  return account;
 }
 
 /** What an account may do: `admin` also manages accounts (docs/accounts.md). */
@@ -175,6 +193,7 @@ function normaliseName(raw: string): string {
   if (!namePattern.test(name)) {
     throw new InputError(`invalid account name "${name}": use letters, digits and . _ - @ only`, 'name');
   }
+  refuseCompatibilityCharacters(name);
   return name;
 }
 

@@ -1,6 +1,7 @@
 import { checkPasswordRules, dummyVerify, hashPassword, verifyPassword } from '../auth/password.ts';
 import { endSessions } from '../auth/sessions.ts';
-import type { SignInLimiter } from '../auth/sign-in-limit.ts';
+import type { TrustedDevice } from '../auth/device-cookie.ts';
+import type { Reservation, SignInLimiter } from '../auth/sign-in-limit.ts';
 import { db } from '../db/client.ts';
 import { InputError, NotFoundError, WrongCredentialsError } from '../errors.ts';
 import type { Account } from '../generated/prisma/client.ts';
@@ -14,25 +15,46 @@ import { exceedsLength } from '../value-bounds.ts';
 /**
  * The account `name` and `password` sign in to. A wrong password, an unknown name and an account
  * without a password all fail alike (WrongCredentialsError after the time of one scrypt
- * verification), and each failure counts against the name and the address; RateLimitedError
- * once either has failed too often, before any verification.
+ * verification). The check is reserved with the limiter before any hashing and given back only
+ * when the password was right, so each failure counts against the name (or the trusted device)
+ * and the address, and concurrent attempts never pass the limit: RateLimitedError once a key has
+ * failed too often, before any verification, even for the right password. RateLimitedError or
+ * ServiceBusyError too when the hashing queue cannot take the check (nothing counted then).
  */
 export async function signInWithPassword(props: {
   name: string;
   password: string;
   /** The client's address (public-origin.ts clientAddress). */
   address: string | undefined;
+  /** The device of the request's device cookie, if any (device-cookie.ts): trusted for its account only. */
+  device: TrustedDevice | undefined;
   limiter: SignInLimiter;
 }): Promise<Account> {
-  await props.limiter.check({ name: props.name, address: props.address });
   const name = props.name.trim();
   const account = exceedsLength(name, inputLengths.accountName) ? null : await db().account.findUnique({ where: { name: name.normalize('NFC') } });
-  const matches = account?.passwordHash ? await verifyPassword(props.password, account.passwordHash) : await dummyVerify();
-  if (!account || !matches) {
-    await props.limiter.fail({ name: props.name, address: props.address });
-    throw new WrongCredentialsError();
-  }
+  const deviceId = account !== null && props.device?.accountId === account.id ? props.device.deviceId : undefined;
+  const reservation = await props.limiter.reserveSignIn({ name: props.name, address: props.address, deviceId });
+  const matches = await checked(reservation, () =>
+    account?.passwordHash ? verifyPassword(props.password, account.passwordHash, props.address) : dummyVerify(props.address),
+  );
+  if (!account || !matches) throw new WrongCredentialsError();
   return account;
+}
+
+/**
+ * Runs a reserved password check: gives the reservation back when the password was right, and
+ * when the check did not run (the hashing queue refused it); a wrong password keeps it taken.
+ */
+async function checked(reservation: Reservation, check: () => Promise<boolean>): Promise<boolean> {
+  let matches: boolean;
+  try {
+    matches = await check();
+  } catch (error) {
+    await reservation.giveBack();
+    throw error;
+  }
+  if (matches) await reservation.giveBack();
+  return matches;
 }
 
 /**
@@ -40,8 +62,13 @@ export async function signInWithPassword(props: {
  * before `passwordChangedAt` are refused on every server instance even if one survived the delete.
  * NotFoundError when the account does not exist.
  */
-export async function setPassword(props: { accountId: number; password: string }): Promise<void> {
-  const passwordHash = await hashPassword(props.password);
+export async function setPassword(props: {
+  accountId: number;
+  password: string;
+  /** Who asked (the client's address, for the hashing queue); undefined from the command line. */
+  address?: string | undefined;
+}): Promise<void> {
+  const passwordHash = await hashPassword(props.password, props.address);
   const { count } = await db().account.updateMany({ where: { id: props.accountId }, data: { passwordHash, passwordChangedAt: new Date() } });
   if (count === 0) throw new NotFoundError(`unknown account ${props.accountId}`);
   await endSessions({ accountId: props.accountId });
@@ -49,18 +76,32 @@ export async function setPassword(props: { accountId: number; password: string }
 
 /**
  * The signed-in person changes their own password: `currentPassword` must match when the account
- * has one (an account made by single sign-on sets its first password without). Ends every session
- * of the account; the caller starts a new one for the person who changed it.
+ * has one (an account made by single sign-on sets its first password without). Its check is
+ * limited like a sign-in's, per account and address (RateLimitedError past it): a stolen session
+ * cannot be used to guess the password. Ends every session of the account; the caller starts a
+ * new one for the person who changed it.
  */
-export async function changeOwnPassword(props: { accountId: number; currentPassword: string | null | undefined; newPassword: string }): Promise<void> {
+export async function changeOwnPassword(props: {
+  accountId: number;
+  currentPassword: string | null | undefined;
+  newPassword: string;
+  /** The client's address (public-origin.ts clientAddress). */
+  address: string | undefined;
+  limiter: SignInLimiter;
+}): Promise<void> {
   checkPasswordRules(props.newPassword, 'newPassword');
   const account = await db().account.findUnique({ where: { id: props.accountId }, select: { passwordHash: true } });
   if (!account) throw new NotFoundError(`unknown account ${props.accountId}`);
-  if (account.passwordHash !== null) {
+  const { passwordHash } = account;
+  if (passwordHash !== null) {
     if (props.currentPassword === undefined || props.currentPassword === null || props.currentPassword === '') {
       throw new InputError('enter your current password', 'currentPassword');
     }
-    if (!(await verifyPassword(props.currentPassword, account.passwordHash))) throw new InputError('the current password is wrong', 'currentPassword');
+    const currentPassword = props.currentPassword;
+    const reservation = await props.limiter.reservePasswordCheck({ accountId: props.accountId, address: props.address });
+    if (!(await checked(reservation, () => verifyPassword(currentPassword, passwordHash, props.address)))) {
+      throw new InputError('the current password is wrong', 'currentPassword');
+    }
   }
-  await setPassword({ accountId: props.accountId, password: props.newPassword });
+  await setPassword({ accountId: props.accountId, password: props.newPassword, address: props.address });
 }

@@ -1,5 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { accountForIdentity } from '../../src/auth/oidc-accounts.ts';
+import { hashPassword } from '../../src/auth/password.ts';
 import { db } from '../../src/db/client.ts';
+import { ConflictError } from '../../src/errors.ts';
+import { createAccount } from '../../src/services/accounts.ts';
 import { setupLinkValidityMs } from '../../src/limits.ts';
 import { createSetupLink } from '../../src/services/setup-links.ts';
 import { Browser, makePerson, signedInPerson } from '../support/browser.ts';
@@ -109,4 +114,69 @@ describe('administration', () => {
     expect((await admin.browser.graphql('{ accounts { name } }')).json.errors[0].extensions.code).toBe('FORBIDDEN');
     expect(await db().account.count({ where: { role: 'admin', id: second.id } })).toBe(1);
   });
+});
+
+describe('invitations whose maker is no longer an administrator', () => {
+  it('stop working once the maker is demoted or removed (or its role changed in the database); a command-line link keeps working', async () => {
+    const boss = await signedInPerson(app, { role: 'admin' });
+    const makers = { demoted: await signedInPerson(app, { role: 'admin' }), removed: await signedInPerson(app, { role: 'admin' }), edited: await signedInPerson(app, { role: 'admin' }) };
+    const invite = async (browser: Browser) => ((await browser.graphql('mutation { createSetupLink { url } }')).json.data.createSetupLink.url as string).split('#code=')[1]!;
+    const codes = { demoted: await invite(makers.demoted.browser), removed: await invite(makers.removed.browser), edited: await invite(makers.edited.browser) };
+    const fromBoss = await invite(boss.browser);
+    const fromCommandLine = await createSetupLink({ purpose: 'invite' });
+
+    expect((await boss.browser.graphql(`mutation { setAccountRole(id: ${makers.demoted.id}, role: USER) { role } }`)).json.data.setAccountRole.role).toBe('USER');
+    expect((await boss.browser.graphql(`mutation { removeAccount(id: ${makers.removed.id}) }`)).json.data.removeAccount).toBe(true);
+    await db().account.update({ where: { id: makers.edited.id }, data: { role: 'user' } });
+    // Promoted again, the demoted maker's old invitation stays dead: it was deleted with the demotion.
+    await boss.browser.graphql(`mutation { setAccountRole(id: ${makers.demoted.id}, role: ADMIN) { role } }`);
+
+    for (const [maker, code] of Object.entries(codes)) {
+      expect((await new Browser(app).graphql(info, { c: code })).json.data.setupLinkInfo, maker).toBeNull();
+      const used = await new Browser(app).graphql(complete, { c: code, n: `invited-by-${maker}`, p: 'long enough pw' });
+      expect([used.status, used.json.errors[0].extensions.code], maker).toEqual([400, 'BAD_INPUT']);
+      expect(await db().account.count({ where: { name: `invited-by-${maker}` } })).toBe(0);
+    }
+    expect(await db().setupLink.count({ where: { createdById: { in: [makers.demoted.id, makers.removed.id] } } })).toBe(0);
+    for (const code of [fromBoss, fromCommandLine.code]) {
+      const name = `invited-${code.slice(0, 6).replace(/[^a-z0-9]/gi, 'x')}`;
+      expect((await new Browser(app).graphql(complete, { c: code, n: name, p: 'long enough pw' })).json.data.completeSetup).toEqual({ name, role: 'USER' });
+    }
+  }, 60_000);
+});
+
+describe('look-alike account names', () => {
+  it('refuses a name that looks like an existing one (Unicode TR39 skeletons) or holds full-width letters, by every way in; look-alikes made before keep signing in', async () => {
+    const admin = await signedInPerson(app, { role: 'admin' });
+    const latin = `admin-${randomUUID().slice(0, 8).replace(/[01]/g, '7')}`;
+    await createAccount({ name: latin });
+    const cyrillic = latin.replace('a', '\u0430');
+    const create = (name: string) => admin.browser.graphql('mutation($n: String!) { createAccount(input: { name: $n, password: "long enough pw" }) { name } }', { n: name });
+    for (const name of [cyrillic, latin.replace('m', 'rn'), latin.replace('i', 'і')]) {
+      const refused = await create(name);
+      expect(refused.json.errors[0], name).toMatchObject({ message: `the account name "${name}" looks like the existing account "${latin}"; choose another`, extensions: { code: 'BAD_INPUT' } });
+    }
+    const fullWidth = await create(`ａ${latin.slice(1)}-x`);
+    expect(fullWidth.json.errors[0]).toMatchObject({ message: `the account name "ａ${latin.slice(1)}-x" holds full-width or styled characters; write it as "${latin}-x"`, extensions: { code: 'BAD_INPUT' } });
+    const code = (await createSetupLink({ purpose: 'invite' })).code;
+    expect((await new Browser(app).graphql(complete, { c: code, n: cyrillic, p: 'long enough pw' })).json.errors[0].message).toContain('looks like the existing account');
+    expect(await db().account.count({ where: { name: { in: [cyrillic, `ａ${latin.slice(1)}-x`] } } })).toBe(0);
+    // Case is kept: "ADMIN-…" looks different and is another account.
+    expect((await create(latin.toUpperCase())).json.data.createAccount.name).toBe(latin.toUpperCase());
+
+    // Single sign-on names a new account after the identity: a look-alike gets the next free name.
+    const sso = await accountForIdentity({ subject: `https://idp.test ${randomUUID()}`, preferredUsername: cyrillic, email: undefined }, true);
+    expect((await db().account.findUniqueOrThrow({ where: { id: sso.id } })).name).toBe(`${cyrillic}-2`);
+
+    // A look-alike stored before the rule (written directly) still signs in.
+    const older = cyrillic.replace('d', 'ԁ');
+    await db().account.create({ data: { name: older, passwordHash: await hashPassword('an older password') } });
+    await new Browser(app).signIn(older, 'an older password');
+
+    // Two look-alikes of a new name created at once: one of them only.
+    const fresh = `fresh-${randomUUID().slice(0, 8).replace(/[01]/g, '7')}`;
+    const raced = await Promise.allSettled([createAccount({ name: fresh }), createAccount({ name: fresh.replace('e', 'е') })]);
+    expect(raced.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(raced.find((result) => result.status === 'rejected')!.reason).toBeInstanceOf(ConflictError);
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { sessionTimes } from '../../src/limits.ts';
+import { passwordHashingStats } from '../../src/auth/password.ts';
+import { sessionTimes, signInFailures } from '../../src/limits.ts';
 import { Browser, makePerson, signedInPerson } from '../support/browser.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
@@ -44,6 +45,32 @@ describe('changePassword', () => {
     expect(account.passwordChangedAt).not.toBeNull();
     expect((await new Browser(app).graphql('mutation { signIn(name: "' + person.name + '", password: "a new password") { name } }')).status).toBe(200);
   });
+});
+
+describe('changePassword under a stolen session', () => {
+  it(`checks no more than ${signInFailures.perAccountChange.points} current passwords, even sent at once from many addresses, then refuses the right one; sign-in is not locked by it`, async () => {
+    const person = await makePerson();
+    const stolen = await new Browser(app).signIn(person.name, person.password);
+    const change = 'mutation($c: String, $n: String!) { changePassword(currentPassword: $c, newPassword: $n) }';
+    const before = passwordHashingStats().started;
+    const guesses = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => {
+        const thief = new Browser(app);
+        thief.cookie = stolen.cookie;
+        return thief.graphql(change, { c: `guess number ${index}`, n: 'the thief password' });
+      }),
+    );
+    expect(passwordHashingStats().started - before).toBe(signInFailures.perAccountChange.points);
+    const codes = guesses.map((answer) => answer.json.errors[0].extensions.code);
+    expect(codes.filter((code) => code === 'BAD_INPUT')).toHaveLength(signInFailures.perAccountChange.points);
+    expect(codes.filter((code) => code === 'RATE_LIMITED')).toHaveLength(12 - signInFailures.perAccountChange.points);
+    const right = await stolen.graphql(change, { c: person.password, n: 'the thief password' });
+    expect([right.status, right.json.errors[0].extensions.code]).toEqual([429, 'RATE_LIMITED']);
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(passwordHashingStats().started - before).toBe(signInFailures.perAccountChange.points);
+    // The password is unchanged, and signing in is limited on its own.
+    await new Browser(app).signIn(person.name, person.password);
+  }, 120_000);
 });
 
 describe('sessions, signOutSession and signOutEverywhere', () => {

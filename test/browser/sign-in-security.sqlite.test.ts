@@ -4,10 +4,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startOidcProvider } from '../support/oidc-provider.ts';
 import { completeSetup, launchChromium, signInThroughPage, startAirdate } from './browser-support.ts';
 
-// Sign-in under attack and by single sign-on, in a real browser: the sign-in limit's 429 shown,
-// cross-site requests from another origin's page refused with nothing changed, the SSO button
-// completing a sign-in through a real OpenID provider, and hostile returnTo paths landing on this
-// origin.
+// Sign-in under attack and by single sign-on, in a real browser: the sign-in limit's 429 shown
+// (and the owner's own browser let in all the same, by its device cookie), cross-site requests
+// from another origin's page refused with nothing changed, the SSO button completing a sign-in
+// through a real OpenID provider, and hostile returnTo paths landing on this origin.
 const freePort = () =>
   new Promise<number>((resolve) => {
     const probe = createNetServer().listen(0, '127.0.0.1', () => {
@@ -53,6 +53,20 @@ describe('sign-in in the browser', { timeout: 180_000 }, () => {
     await page.getByRole('alert').filter({ hasText: /too many .*try again in \d+ s/ }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/sign-in');
     await context.close();
+
+    // The owner's browser (it made the account, so it holds the device cookie) still gets in after signing out.
+    const own = await admin.newPage();
+    own.setDefaultTimeout(30_000);
+    await own.request.post(`${airdate.baseUrl}/graphql`, { data: { query: 'mutation { signOut }' }, headers: { origin: airdate.baseUrl } });
+    await own.goto(`${airdate.baseUrl}/sign-in`);
+    const [answer] = await Promise.all([
+      own.waitForResponse((response) => response.url().endsWith('/graphql') && (response.request().postData() ?? '').includes('signIn(')),
+      signInThroughPage(own, 'root', password),
+    ]);
+    expect(answer.status()).toBe(200);
+    const viewer = await own.request.post(`${airdate.baseUrl}/graphql`, { data: { query: '{ viewer { name } }' }, headers: { origin: airdate.baseUrl } });
+    expect(await viewer.json()).toEqual({ data: { viewer: { name: 'root' } } });
+    await own.close();
   });
 
   it('refuses cross-site form posts and fetches from another origin, and nothing changes', async () => {

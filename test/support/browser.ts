@@ -9,17 +9,29 @@ export const testOrigin = 'http://airdate.test';
 let addressSerial = 0;
 
 /**
- * A browser on the web app: keeps the session cookie it is given, sends our Origin on writes as
- * a browser does on a page of ours, and comes from its own client address (so the sign-in limit
- * per address of one test does not reach another's).
+ * A browser on the web app: keeps the cookies it is given (the session's, the device cookie), sends
+ * our Origin on writes as a browser does on a page of ours, and comes from its own client address
+ * (so the sign-in limit per address of one test does not reach another's).
  */
 export class Browser {
-  cookie: string | undefined;
+  /** Its cookies by name, each as `name=value`. */
+  readonly jar = new Map<string, string>();
   readonly address = `198.51.100.${++addressSerial % 250}`;
   constructor(
     readonly app: App,
     readonly origin: string | null = testOrigin,
   ) {}
+
+  /** The Cookie header it sends, or undefined when it holds none. */
+  get cookie(): string | undefined {
+    return this.jar.size === 0 ? undefined : [...this.jar.values()].join('; ');
+  }
+
+  /** Replaces its cookies with those of a Cookie header (another browser's). */
+  set cookie(header: string | undefined) {
+    this.jar.clear();
+    for (const pair of header?.split('; ') ?? []) this.jar.set(pair.split('=')[0]!, pair);
+  }
 
   /** Sends a request with the cookie; takes the response's Set-Cookie into the jar. */
   async fetch(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
@@ -28,9 +40,10 @@ export class Browser {
     if (this.origin !== null && method !== 'GET') headers.origin ??= this.origin;
     const response = await this.app.fetch(new Request(new URL(path, testOrigin), { method, headers, body: init.body }), { clientAddress: this.address });
     for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [, value] = pair!.split('=');
-      this.cookie = value === '' ? undefined : pair;
+      const pair = line.split(';')[0]!;
+      const [name, value] = pair.split('=');
+      if (value === '') this.jar.delete(name!);
+      else this.jar.set(name!, pair);
     }
     const text = await response.text();
     await settleUnawaitedWrites();
