@@ -17,6 +17,7 @@ export const knownOperationNames: ReadonlySet<string> = new Set([
   'CreateSetupLink',
   'DeliveryLog',
   'DeveloperSettings',
+  'ImportAccountZone',
   'ImportLibrary',
   'Redeliver',
   'RegenerateToken',
