@@ -7,6 +7,7 @@ import type { CatalogService } from '../services/catalog.ts';
 import { prepareRedelivery } from '../services/deliveries.ts';
 import { beforeDatabaseClose } from '../db/client.ts';
 import { createAgenda, notificationChannelOf, stopAgenda } from './create-agenda.ts';
+import { crashAt } from './crash-points.ts';
 import { defineReleaseJobs, queueDelivery, queueSync, scheduleRecurringJobs } from './release-jobs.ts';
 
 /** What requests may ask of the job system; every role can queue, only workers run jobs. */
@@ -38,12 +39,21 @@ export async function createScheduler(
 ): Promise<Scheduler> {
   // Finished one-time jobs are removed, so a later sync or redelivery of the same account or
   // notification can be queued again (unique jobs coalesce only while queued or running).
-  const agenda = createAgenda({ mongodbUrl: config.jobs.mongodbUrl, pollMs: config.jobs.pollMs, removeOnComplete: true, maxConcurrency: 100, name: `${hostname()}:${process.pid}` });
+  const agenda = createAgenda({
+    mongodbUrl: config.jobs.mongodbUrl,
+    pollMs: config.jobs.pollMs,
+    defaultLockLifetime: config.jobs.lockMs,
+    removeOnComplete: true,
+    maxConcurrency: 100,
+    name: `${hostname()}:${process.pid}`,
+  });
   agenda.on('error', (error: Error) => deps.logger.error({ err: error }, 'job system'));
   defineReleaseJobs(agenda, {
     catalog: deps.catalog,
     policy: config.webhooks.policy,
     timeoutMs: config.webhooks.timeoutMs,
+    lockMs: config.jobs.lockMs,
+    onStep: crashAt(config.jobs.crashAt),
     logger: deps.logger,
     metrics: deps.metrics,
   });
