@@ -186,23 +186,19 @@ export async function stopAgenda(agenda: Agenda, timeoutMs = 30_000): Promise<St
   // The live array: each running job removes itself when it completes.
   const running = processor?.runningJobs ?? [];
   await agenda.stop(false);
-  if (running.length > 0) await finished(agenda, running, timeoutMs);
+  if (running.length > 0) await finished(running, timeoutMs);
   const stillRunning = running.length;
   if (backend.ownsConnection) await backend.disconnect();
   return { stillRunning };
 }
 
-/** Resolves once `running` is empty (each job leaves it just after its 'complete' event), or after `timeoutMs`. */
-function finished(agenda: Agenda, running: unknown[], timeoutMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const finish = () => {
-      clearTimeout(timer);
-      agenda.off('complete', onComplete);
-      resolve();
-    };
-    // A job leaves the list just after its 'complete' event.
-    const onComplete = () => setImmediate(() => running.length === 0 && finish());
-    const timer = setTimeout(finish, timeoutMs);
-    agenda.on('complete', onComplete);
-  });
+/**
+ * Resolves once `running` is empty, or after `timeoutMs`. A job leaves the list some time after
+ * its 'complete' event: a one-time job removed on completion is deleted from the store in between
+ * (so a check right after the event missed it, and the wait ran to its timeout); the list is
+ * looked at every 20 ms instead.
+ */
+async function finished(running: unknown[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (running.length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 }
