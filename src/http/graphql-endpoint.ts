@@ -1,6 +1,6 @@
 import { PothosValidationError } from '@pothos/core';
 import { getOperationAST, GraphQLError } from 'graphql';
-import { createYoga, type Plugin, type YogaLogger } from 'graphql-yoga';
+import type { Plugin, YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -62,7 +62,10 @@ const noAccount = new Proxy({} as GraphQLContext['account'], {
  */
 export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpoint {
   const { config, logger, services } = props;
-  const yoga = createYoga<ServerContext>({
+  // Yoga is loaded by the first /graphql request: loading it costs ~0.1 s of CPU, which a start
+  // need not spend before it serves (the REST routes run their operations without it).
+  let loading: Promise<YogaServerInstance<ServerContext, GraphQLContext>> | undefined;
+  const yoga = () => (loading ??= import('graphql-yoga').then(({ createYoga }) => createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -74,10 +77,10 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
     plugins: [preparsedBodyParser(), ...graphqlLimitPlugins(config.limits.graphql), logAndCountResults(logger, services.metrics ?? noMetrics)],
     graphiql: { title: 'Airdate GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }) },
     context: ({ account, web }): GraphQLContext => ({ account, services, source: 'graphql', web }),
-  });
+  })));
 
   return {
-    page: async (request) => yoga.fetch(request, {} as ServerContext),
+    page: async (request) => (await yoga()).fetch(request, {} as ServerContext),
     async operation(request, access, clientAddress) {
       if (access.via === 'session') refuseCrossSite(request, config.web);
       const bounded = await boundedRequest(request, config.limits);
@@ -98,7 +101,7 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
         setCookie: (value) => void cookies.push(value),
         signInLimiter: props.signInLimiter,
       };
-      const response = await yoga.fetch(bounded, { account: access.via === 'anonymous' ? noAccount : access.account, web });
+      const response = await (await yoga()).fetch(bounded, { account: access.via === 'anonymous' ? noAccount : access.account, web });
       for (const cookie of cookies) response.headers.append('set-cookie', cookie);
       return response;
     },

@@ -73,11 +73,12 @@ function spawnServer(env: Record<string, string>, options: RunOptions): ChildPro
 
 /**
  * Starts `airdate serve` on a free port and resolves once it prints its listening line;
- * rejects with the process's output if it exits first.
+ * rejects with the process's output if it exits first. `onSpawn` gets the process at once.
  */
-export function startServer(env: Record<string, string>, options: RunOptions = {}): Promise<ServerProcess> {
+export function startServer(env: Record<string, string>, options: RunOptions = {}, onSpawn?: (child: ChildProcess) => void): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawnServer(env, options);
+    onSpawn?.(child);
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
     const onData = (chunk: Buffer) => {
