@@ -17,15 +17,16 @@ import { run, serverKind, startBenchServer } from './server-process.ts';
 
 /**
  * `npm run bench:restart`: how long a restarted `serve` process (dist/main.js, as `npm start`
- * runs it) takes from its spawn to the first request it answers: the listening line, then the
- * first 200 of an authenticated GET /api/machine/summary. Measured twice, BENCH_RESTARTS times
+ * runs it) takes from its spawn to the first request it answers (the first 200 of an
+ * authenticated GET /api/machine/summary, asked every 10 ms from the spawn on), and to its
+ * listening line (printed once its start is complete). Measured twice, BENCH_RESTARTS times
  * each (default 5): cold (no other process), and loaded as issue 22 ran it: two other `serve`
  * processes on the same database answering a writer that marks items watched (20 connections)
  * and a sync of every account each second, while the third is killed (SIGKILL) and started again.
  * The data: an offline catalog file (AIRDATE_CATALOG_FILE) of BENCH_CATALOG_SHOWS shows
  * (default 1 000, ten episodes each) and as many movies, and 20 accounts following 6 items each
  * that release today. Besides the times, the CPU the process used until it served (from /proc:
- * the figure the machine's other load does not change). Target: ≤ 3 s loaded.
+ * the figure the machine's other load moves least). Target: ≤ 3 s loaded.
  * BENCH_DATABASE_URL=postgres://… runs it on PostgreSQL (an empty database). BENCH_BASELINE_REV=<commit>
  * (e.g. main) builds that commit's server aside and restarts it in turn with this one, in the
  * same series, so both meet the same load (the machine's other load changes from minute to minute).
