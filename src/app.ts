@@ -29,7 +29,8 @@ import { schema } from './schema/index.ts';
 import { createCatalogProviders } from './catalog/providers.ts';
 import { createCatalogService } from './services/catalog.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
-import { createScheduler, type Scheduler } from './jobs/scheduler.ts';
+import { createLazyScheduler } from './jobs/lazy-scheduler.ts';
+import type { Scheduler } from './jobs/scheduler.ts';
 import { rateLimitWindowSeconds } from './limits.ts';
 import { createWebApp } from './http/web-app.ts';
 import { createCompression } from './http/compression.ts';
@@ -42,7 +43,14 @@ export interface App {
    * (src/http/node-server.ts), for the sign-in rate limit and the session list.
    */
   fetch(request: Request, context?: RequestContext): Promise<Response>;
-  /** Stops the job system (draining running jobs), then closes the database. */
+  /**
+   * The start-up work that need not delay listening, begun by createApp: the offline catalog
+   * read, checked and stored, the job store connected. Resolves once
+   * done (`/readyz` answers 503 until then); rejects when it fails (an invalid catalog file), and
+   * the server then stops.
+   */
+  started: Promise<void>;
+  /** Waits for the start-up work to settle, stops the job system (draining running jobs), then closes the database. */
   close(): Promise<void>;
   logger: Logger;
   /** `GET /metrics` on the metrics port (AIRDATE_METRICS_PORT; `fetch` answers the main port's, which needs AIRDATE_METRICS_TOKEN). */
@@ -70,8 +78,9 @@ export interface AppOptions {
 }
 
 /**
- * Builds the server for `config`: opens (and migrates) the database, loads the secret key and
- * the offline catalog, and wires GraphQL, the REST facade and the web app onto one schema.
+ * Builds the server for `config`: opens (and migrates) the database, loads the secret key, and
+ * wires GraphQL, the REST facade and the web app onto one schema. What can follow (the offline
+ * catalog, the job store) runs from here on, while the server listens: `started`.
  */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination });
@@ -98,8 +107,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await openDatabase(config, { migrate: true });
   initSecretKey(config);
   initSessions(config.web);
-  const catalog = createCatalogService(await createCatalogProviders(config, logger, metrics), logger);
-  const jobs = await createScheduler(config, { catalog, logger, metrics });
+  const catalogs = createCatalogProviders(config, logger, metrics);
+  const catalog = createCatalogService(catalogs.providers, logger);
+  const jobs = createLazyScheduler(config, { catalog, logger, metrics });
   const services = { catalog, jobs, metrics, webhooks: { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs } };
 
   const signInLimiter = createSignInLimiter({ pool: postgresCountersPool(), logger, metrics });
@@ -122,6 +132,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const webApp = createWebApp(options.webAppDir ?? path.join(projectRoot, 'dist/web'));
   const oidc = createOidcRoutes({ web: config.web, logger });
   oidc.warmUp();
+
+  // From the next turn of the event loop: the server (main.ts) listens in this one.
+  const startUp = new Promise((resolve) => setImmediate(resolve)).then(() => Promise.all([catalogs.storeOffline(), jobs.ready()])).then(() => undefined);
+  /** What /readyz says while the start is not complete (undefined once it is). */
+  let notReady: string | undefined = 'starting';
+  // Whoever waits for it sees a failure (main.ts stops the server); nobody waiting is no crash.
+  startUp.then(
+    () => void (notReady = undefined),
+    () => void (notReady = 'the start failed'),
+  );
 
   const compress = createCompression();
   const machine = createMachineHandlers({ schema, logger, maxJsonBytes: config.limits.maxJsonBytes });
@@ -179,7 +199,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (path === '/healthz' || path === '/readyz') {
       exchange.route = path;
       if (method !== 'GET') throw methodNotAllowed(request, ['GET']);
-      return headAware(request, path === '/healthz' ? json(200, { ok: true }) : await readiness(logger, jobs));
+      if (path === '/healthz') return headAware(request, json(200, { ok: true }));
+      return headAware(request, notReady === undefined ? await readiness(logger, jobs) : json(503, { error: notReady }));
     }
     const description = apiDescription.route(path);
     if (description !== undefined) {
@@ -257,6 +278,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger,
     serveMetrics,
     jobs,
+    started: startUp,
     fetch(request, context = {}) {
       const started = performance.now();
       const reqId = requestIdOf(request);
@@ -276,6 +298,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       });
     },
     async close() {
+      await startUp.catch(() => undefined);
       await jobs.stop();
       await closeDatabase();
     },

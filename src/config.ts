@@ -4,6 +4,7 @@ import { decodeSecretKey } from './auth/secret-key.ts';
 import { isLoopbackHttp } from './auth/oidc-issuer.ts';
 import { parseAllowedHosts } from './http/allowed-hosts.ts';
 import { parseTargetPolicy, type TargetPolicy } from './webhooks/target-policy.ts';
+import { crashSteps, type CrashStep } from './jobs/crash-points.ts';
 
 /** Raised when the environment does not describe a runnable server; lists every problem at once. */
 export class ConfigError extends Error {
@@ -94,6 +95,8 @@ const environmentSchema = z.object({
     'must start with mongodb:// or mongodb+srv://',
   ),
   AIRDATE_JOB_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(2000),
+  AIRDATE_JOB_LOCK_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
+  AIRDATE_TEST_CRASH_AT: z.enum(crashSteps).optional(),
   AIRDATE_WEBHOOK_ALLOWED_HOSTS: z.string().default('external,private'),
   AIRDATE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   AIRDATE_PUBLIC_URL: optionalText.refine(
@@ -155,6 +158,17 @@ export interface Config {
     mongodbUrl: string | undefined;
     /** How often a worker looks for due jobs it was not told about. */
     pollMs: number;
+    /**
+     * How long a job's lock holds without being renewed: a process renews the locks of the jobs it
+     * holds every third of this, so the jobs of a process that died are taken over by another
+     * this long (plus a poll) after its last renewal.
+     */
+    lockMs: number;
+    /**
+     * Testing aid (AIRDATE_TEST_CRASH_AT): the process kills itself with SIGKILL the first time a
+     * job reaches this step, as a crash there would (src/jobs/crash-points.ts). Unset in use.
+     */
+    crashAt: CrashStep | undefined;
   };
   webhooks: {
     /** AIRDATE_WEBHOOK_ALLOWED_HOSTS, parsed: which addresses deliveries may connect to. */
@@ -246,7 +260,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
               tokenUrl: values.AIRDATE_TWITCH_TOKEN_URL,
             },
     },
-    jobs: { role: values.AIRDATE_ROLE, mongodbUrl: values.AIRDATE_MONGODB_URL, pollMs: values.AIRDATE_JOB_POLL_MS },
+    jobs: {
+      role: values.AIRDATE_ROLE,
+      mongodbUrl: values.AIRDATE_MONGODB_URL,
+      pollMs: values.AIRDATE_JOB_POLL_MS,
+      lockMs: values.AIRDATE_JOB_LOCK_MS,
+      crashAt: values.AIRDATE_TEST_CRASH_AT,
+    },
     webhooks: { policy: webhookPolicy, timeoutMs: values.AIRDATE_WEBHOOK_TIMEOUT_MS },
     web: {
       publicUrl: values.AIRDATE_PUBLIC_URL?.replace(/\/+$/, ''),

@@ -40,44 +40,25 @@ async function serve(config: Config): Promise<number> {
     return 1;
   }
   const { role } = config.jobs;
-  if (role !== 'web') await app.jobs.start();
   // Metrics on a port of their own (AIRDATE_METRICS_PORT): a Prometheus server may reach it
   // without reaching the app; a worker's only listener.
   const metricsServer = config.metrics.enabled && config.metrics.port !== undefined ? createMetricsServer(app.serveMetrics) : undefined;
   if (metricsServer) await listen(metricsServer, config.metrics.port!, config.http.host);
   const metricsAt = metricsServer ? `; metrics at http://localhost:${(metricsServer.address() as AddressInfo).port}${metricsPath}` : '';
-  if (role === 'worker') {
-    process.stdout.write(`Airdate worker running jobs (AIRDATE_ROLE=worker: no HTTP listener)${metricsAt}\n`);
-    return new Promise<number>((resolve) => {
-      const stop = () => {
-        metricsServer?.close();
-        void app.close().then(() => resolve(0));
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
-  }
-  const server = createHttpServer(app);
-  await listen(server, config.http.port, config.http.host);
-  const { port } = server.address() as AddressInfo;
-  const origin = config.web.publicUrl ?? `http://localhost:${port}`;
-  // First run: the only way to the first (administrator) account is this one-time link. Printed
-  // with the listening line, whatever the log level: the person starting the server needs it.
-  const firstRun = await setupLinkForServer({ origin, inviteOtherwise: false });
-  process.stdout.write(
-    `Airdate listening on http://localhost:${port} (the web app at ${origin}/, GraphiQL at /graphql)` +
-      (role === 'web' ? ' (AIRDATE_ROLE=web: jobs run in worker processes)' : '') +
-      `${metricsAt}\n` +
-      (firstRun ? `No account yet: open ${firstRun.url} within an hour to create the administrator\n` : ''),
-  );
-  return new Promise<number>((resolve) => {
+  // Requests are served from here on: what createApp began meanwhile (the offline catalog, the job
+  // store) need not come first; /readyz answers 503 until it is done.
+  const server = role === 'worker' ? undefined : createHttpServer(app);
+  if (server) await listen(server, config.http.port, config.http.host);
+  let stopping = false;
+  const stopped = new Promise<number>((resolve) => {
     // Graceful: stop accepting requests and let those in progress finish (an import may take a
     // while; bounded), let running jobs finish (app.close drains them), then close the database.
     const stop = () => {
-      const requestsDone = new Promise<void>((done) => server.close(() => done()));
+      stopping = true;
       metricsServer?.close();
-      server.closeIdleConnections();
-      const bound = setTimeout(() => server.closeAllConnections(), shutdownRequestsMs);
+      const requestsDone = new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+      server?.closeIdleConnections();
+      const bound = setTimeout(() => server?.closeAllConnections(), shutdownRequestsMs);
       void Promise.all([requestsDone, app.jobs.stop()])
         .then(() => clearTimeout(bound))
         .then(() => app.close())
@@ -86,6 +67,35 @@ async function serve(config: Config): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  try {
+    await app.started;
+  } catch (error) {
+    process.stderr.write(`airdate: cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+    server?.closeAllConnections();
+    server?.close();
+    metricsServer?.close();
+    await app.close().catch(() => undefined);
+    return 1;
+  }
+  if (role !== 'web' && !stopping) await app.jobs.start();
+  if (stopping) return stopped;
+  if (!server) {
+    process.stdout.write(`Airdate worker running jobs (AIRDATE_ROLE=worker: no HTTP listener)${metricsAt}\n`);
+    return stopped;
+  }
+  const { port } = server.address() as AddressInfo;
+  const origin = config.web.publicUrl ?? `http://localhost:${port}`;
+  // First run: the only way to the first (administrator) account is this one-time link. Printed
+  // with the listening line, whatever the log level: the person starting the server needs it.
+  // The line comes once the start is complete (the catalog checked, the jobs running).
+  const firstRun = await setupLinkForServer({ origin, inviteOtherwise: false });
+  process.stdout.write(
+    `Airdate listening on http://localhost:${port} (the web app at ${origin}/, GraphiQL at /graphql)` +
+      (role === 'web' ? ' (AIRDATE_ROLE=web: jobs run in worker processes)' : '') +
+      `${metricsAt}\n` +
+      (firstRun ? `No account yet: open ${firstRun.url} within an hour to create the administrator\n` : ''),
+  );
+  return stopped;
 }
 
 /** Starts `server` listening; rejects when it cannot (the port is taken, say). */

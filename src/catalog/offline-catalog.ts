@@ -92,12 +92,15 @@ function titleSchema(kind: 'movie' | 'game') {
   );
 }
 
-const catalogFileSchema = z
-  .strictObject(
+const itemSchemas = { shows: showSchema, movies: titleSchema('movie'), games: titleSchema('game') };
+
+/** The file's top level, given what each list holds. */
+const fileSchema = <Show extends z.ZodType, Movie extends z.ZodType, Game extends z.ZodType>(items: { shows: Show; movies: Movie; games: Game }) =>
+  z.strictObject(
     {
-      shows: z.array(showSchema, { error: expected('an array of shows') }).default([]),
-      movies: z.array(titleSchema('movie'), { error: expected('an array of movies') }).default([]),
-      games: z.array(titleSchema('game'), { error: expected('an array of games') }).default([]),
+      shows: z.array(items.shows, { error: expected('an array of shows') }).default([]),
+      movies: z.array(items.movies, { error: expected('an array of movies') }).default([]),
+      games: z.array(items.games, { error: expected('an array of games') }).default([]),
     },
     {
       error: (issue) =>
@@ -105,13 +108,22 @@ const catalogFileSchema = z
           ? `unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')} (allowed: shows, movies, games)`
           : 'expected a JSON object with shows, movies and games',
     },
-  )
-  .superRefine((file, context) => {
-    uniqueIds(file.shows, context, 'shows');
-    uniqueIds(file.movies, context, 'movies');
-    uniqueIds(file.games, context, 'games');
-    uniqueEpisodeIds(file.shows, context, 'shows');
-  });
+  );
+
+type ParsedFile = z.output<ReturnType<typeof fileSchema<typeof itemSchemas.shows, typeof itemSchemas.movies, typeof itemSchemas.games>>>;
+
+/** The ids that must be unique across the file (an item's, an episode's). */
+function checkUniqueIds(file: ParsedFile, context: z.RefinementCtx): void {
+  uniqueIds(file.shows, context, 'shows');
+  uniqueIds(file.movies, context, 'movies');
+  uniqueIds(file.games, context, 'games');
+  uniqueEpisodeIds(file.shows, context, 'shows');
+}
+
+const catalogFileSchema = fileSchema(itemSchemas).superRefine(checkUniqueIds);
+
+/** The top level alone, its items unchecked: `loadOfflineCatalog` checks them one by one. */
+const topLevelSchema = fileSchema({ shows: z.unknown(), movies: z.unknown(), games: z.unknown() });
 
 /** The file as written (snake_case keys, optional parts may be left out). */
 export type OfflineCatalogFile = z.input<typeof catalogFileSchema>;
@@ -131,8 +143,43 @@ export function parseOfflineCatalog(data: unknown, path: string): OfflineCatalog
   if (!parsed.success) {
     throw new CatalogFileError(path, firstProblem(parsed.error, 'invalid catalog'));
   }
-  const { shows, movies, games } = parsed.data;
-  const records: CatalogRecord[] = [
+  return { path, records: recordsOf(parsed.data) };
+}
+
+/** How long item checks run before the event loop gets a turn. */
+const sliceMs = 10;
+
+/**
+ * `parseOfflineCatalog`'s result, checked item by item with a turn for the event loop every
+ * 10 ms: ~20 000 items take 0.1–0.3 s of CPU, which in one piece would hold every request the
+ * server answers meanwhile (at start, and on each sync's refresh, which reads the file again).
+ * A file with a problem is checked again whole by `parseOfflineCatalog`, so that the error names
+ * the same first problem.
+ */
+export async function parseOfflineCatalogInTurns(data: unknown, path: string): Promise<OfflineCatalog> {
+  const top = topLevelSchema.safeParse(data);
+  if (!top.success) return parseOfflineCatalog(data, path);
+  const parsed = { shows: [], movies: [], games: [] } as unknown as ParsedFile;
+  let sliceStart = performance.now();
+  for (const key of ['shows', 'movies', 'games'] as const) {
+    for (const item of top.data[key]) {
+      const checked = itemSchemas[key].safeParse(item);
+      if (!checked.success) return parseOfflineCatalog(data, path);
+      (parsed[key] as unknown[]).push(checked.data);
+      if (performance.now() - sliceStart > sliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
+  }
+  let duplicate = false;
+  checkUniqueIds(parsed, { addIssue: () => void (duplicate = true) } as unknown as z.RefinementCtx);
+  return duplicate ? parseOfflineCatalog(data, path) : { path, records: recordsOf(parsed) };
+}
+
+/** Every item of a checked file as a provider record, in file order. */
+function recordsOf({ shows, movies, games }: ParsedFile): CatalogRecord[] {
+  return [
     ...shows.map((show) => ({
       kind: 'show' as const,
       ids: show.ids,
@@ -150,7 +197,6 @@ export function parseOfflineCatalog(data: unknown, path: string): OfflineCatalog
     ...movies.map((movie) => ({ kind: 'movie' as const, ...titleFields(movie) })),
     ...games.map((game) => ({ kind: 'game' as const, ...titleFields(game) })),
   ];
-  return { path, records };
 }
 
 function titleFields(item: z.output<ReturnType<typeof titleSchema>>) {
@@ -179,7 +225,7 @@ export async function loadOfflineCatalog(path: string): Promise<OfflineCatalog> 
   } catch (error) {
     throw new CatalogFileError(path, `not valid JSON (${(error as Error).message})`);
   }
-  return parseOfflineCatalog(data, path);
+  return parseOfflineCatalogInTurns(data, path);
 }
 
 /** The offline catalog as a provider, plus what start-up sync needs. */

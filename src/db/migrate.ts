@@ -56,6 +56,9 @@ export function migrateSqlite(file: string, migrations: Migration[] = readMigrat
   const db = new Database(file);
   try {
     db.pragma('busy_timeout = 10000');
+    // Nothing to apply, the common case at every start: one read, no write lock to wait for
+    // (other processes may be writing).
+    if (upToDate(migrations, () => db.prepare(`SELECT migration_name AS name, checksum, finished_at AS finished FROM "_prisma_migrations" WHERE rolled_back_at IS NULL`).all() as HistoryRow[])) return [];
     db.pragma('journal_mode = WAL');
     // Prisma alters a SQLite table by copying it and dropping the original, between
     // `PRAGMA foreign_keys=OFF` and `=ON`; inside our transaction those are no-ops, so with foreign
@@ -102,6 +105,34 @@ export function migrateSqlite(file: string, migrations: Migration[] = readMigrat
   }
 }
 
+/** A row of `_prisma_migrations` not rolled back. */
+interface HistoryRow {
+  name: string;
+  checksum: string;
+  finished: unknown;
+}
+
+/**
+ * Whether the history (`read`, undefined or throwing when there is none yet) holds every one of
+ * `migrations` finished with its checksum, and nothing else: then there is nothing to do. Any
+ * other case (a fresh database, a pending, edited or unknown migration) goes through the full run,
+ * which applies or reports it.
+ */
+function upToDate(migrations: Migration[], read: () => HistoryRow[] | undefined): boolean {
+  let rows: HistoryRow[] | undefined;
+  try {
+    rows = read();
+  } catch {
+    return false;
+  }
+  if (!rows || rows.length !== migrations.length) return false;
+  const applied = new Map(rows.map((row) => [row.name, row]));
+  return migrations.every((migration) => {
+    const row = applied.get(migration.name);
+    return row !== undefined && row.finished !== null && row.checksum === migration.checksum;
+  });
+}
+
 /** Prisma's own definition of its history table on PostgreSQL, so `prisma migrate status` reads ours. */
 const postgresHistoryTable = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
     "id"                    VARCHAR(36) PRIMARY KEY NOT NULL,
@@ -130,6 +161,11 @@ export const postgresMigrationLock = 72707369;
 export async function migratePostgres(url: string, migrations: Migration[] = readMigrations(postgresMigrationsDir)): Promise<string[]> {
   const client = await connectPostgres(url);
   try {
+    // Nothing to apply, the common case at every start: one query, no lock to wait for.
+    const history = await client
+      .query<HistoryRow>(`SELECT migration_name AS name, checksum, finished_at AS finished FROM "_prisma_migrations" WHERE rolled_back_at IS NULL`)
+      .then((result) => result.rows, () => undefined);
+    if (upToDate(migrations, () => history)) return [];
     await client.query('SELECT pg_advisory_lock($1)', [postgresMigrationLock]);
     await client.query(postgresHistoryTable);
     const applied: string[] = [];

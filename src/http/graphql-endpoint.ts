@@ -1,6 +1,6 @@
 import { PothosValidationError } from '@pothos/core';
 import { getOperationAST, GraphQLError } from 'graphql';
-import { createYoga, type Plugin, type YogaLogger } from 'graphql-yoga';
+import type { Plugin, YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -60,7 +60,10 @@ const noAccount = new Proxy({} as GraphQLContext['account'], {
  */
 export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpoint {
   const { config, logger, services } = props;
-  const yoga = createYoga<ServerContext>({
+  // Yoga is loaded by the first /graphql request: loading it costs ~0.1 s of CPU, which a start
+  // need not spend before it serves (the REST routes run their operations without it).
+  let loading: Promise<YogaServerInstance<ServerContext, GraphQLContext>> | undefined;
+  const yoga = () => (loading ??= import('graphql-yoga').then(({ createYoga }) => createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -76,7 +79,7 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
     // The page is ours (graphiql.ts): Yoga's loads its files from a CDN.
     graphiql: false,
     context: ({ account, web }): GraphQLContext => ({ account, services, source: 'graphql', web }),
-  });
+  })));
 
   return {
     async operation(request, access, clientAddress) {
@@ -99,7 +102,7 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
         setCookie: (value) => void cookies.push(value),
         signInLimiter: props.signInLimiter,
       };
-      const response = await yoga.fetch(bounded, { account: access.via === 'anonymous' ? noAccount : access.account, web });
+      const response = await (await yoga()).fetch(bounded, { account: access.via === 'anonymous' ? noAccount : access.account, web });
       for (const cookie of cookies) response.headers.append('set-cookie', cookie);
       return response;
     },

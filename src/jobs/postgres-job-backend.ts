@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 import type * as PostgresBackendModule from '@agendajs/postgres-backend';
-import type { AgendaBackend, JobParameters, JobRepository, JobsQueryOptions, RemoveJobsOptions } from 'agenda';
+import type { JobParameters, JobRepository, JobsQueryOptions, RemoveJobsOptions } from 'agenda';
 import type pg from 'pg';
 import { tagDates, uniqueKeyFor, untagDates, uuidPattern } from './job-row.ts';
+import type { LockRenewingBackend } from './held-locks.ts';
 import { moveSqlJobs } from './move-sql-jobs.ts';
 import { messageOf } from '../errors.ts';
 
@@ -26,9 +27,10 @@ const setupLockKey = 7_261_120_260_001n;
  * worker's next poll. Its table is created by the backend at connect (its own idempotent DDL,
  * including the columns later versions add); connect then moves the jobs our former PostgreSQL
  * store left in "AgendaJob" (move-sql-jobs.ts). Job data keeps its Dates (see `keepingDates`).
- * Errors of the LISTEN connection go to `onError` (Agenda's 'error' event).
+ * Errors of the LISTEN connection go to `onError` (Agenda's 'error' event). `renewLocks` is the
+ * heartbeat's one statement (held-locks.ts).
  */
-export function createPostgresJobBackend(pool: pg.Pool, onError: (error: Error) => void): AgendaBackend {
+export function createPostgresJobBackend(pool: pg.Pool, onError: (error: Error) => void): LockRenewingBackend {
   const { PostgresBackend, PostgresJobRepository } = loadPostgresBackend();
   const backend = new PostgresBackend({ pool, tableName: postgresJobsTable, channelName: postgresJobsChannel, ensureSchema: true });
   const onClient = (client: pg.Pool) => new PostgresJobRepository({ pool: client, tableName: postgresJobsTable, ensureSchema: false });
@@ -83,6 +85,15 @@ export function createPostgresJobBackend(pool: pg.Pool, onError: (error: Error) 
       }
     },
     disconnect: () => backend.disconnect(),
+    renewLocks: async (ids, owner, at) => {
+      const valid = ids.filter((id) => uuidPattern.test(id));
+      if (valid.length === 0) return [];
+      const { rows } = await pool.query<{ id: string }>(
+        `UPDATE "${postgresJobsTable}" SET locked_at = $1 WHERE id = ANY($2::uuid[]) AND locked_at IS NOT NULL AND last_modified_by = $3 RETURNING id`,
+        [at, valid, owner],
+      );
+      return rows.map((row) => row.id);
+    },
   };
 }
 

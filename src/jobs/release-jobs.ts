@@ -3,10 +3,11 @@ import { currentRequestId, type Logger } from '../log.ts';
 import { noMetrics, type Metrics } from '../metrics/metrics.ts';
 import { loggedJobFailures, observedJob, requestIdKey } from './observed-job.ts';
 import type { CatalogService } from '../services/catalog.ts';
-import { deliverNotification, findStrandedNotifications } from '../services/deliveries.ts';
+import { deliverNotification, findDueNotifications, findStrandedNotifications } from '../services/deliveries.ts';
 import { retryPendingImports } from '../services/pending-imports.ts';
 import { findAccountsToCheck, recordReleaseNotifications } from '../services/releases.ts';
 import type { TargetPolicy } from '../webhooks/target-policy.ts';
+import type { StepReached } from './crash-points.ts';
 
 /** The jobs of the release engine, by Agenda job name. */
 export const jobNames = {
@@ -20,14 +21,23 @@ export const jobNames = {
   accountSync: 'account-sync',
   /** One notification: one delivery attempt; retried on the webhook schedule. */
   delivery: 'webhook-delivery',
+  /** Every minute: queues the delivery of each due notification that has no delivery job. */
+  deliverySweep: 'delivery-sweep',
 } as const;
 
 const checkInterval = '30 minutes';
+const sweepInterval = '1 minute';
+/** Notifications the sweep looks at per run (the oldest due first; the next run takes the rest). */
+const sweepBatch = 1_000;
 
 export interface ReleaseJobDeps {
   catalog: CatalogService;
   policy: TargetPolicy;
   timeoutMs: number;
+  /** The job lock lifetime (AIRDATE_JOB_LOCK_MS): the sweep leaves notifications due for less than this to their own job. */
+  lockMs: number;
+  /** Called at each step where a crash is tested (AIRDATE_TEST_CRASH_AT); nothing by default. */
+  onStep?: StepReached;
   logger: Logger;
   /** Counts job runs and webhook deliveries; none by default. */
   metrics?: Pick<Metrics, 'jobRun' | 'webhookDelivery'>;
@@ -51,33 +61,38 @@ function backoff(context: BackoffContext): number | null {
   return context.attempt <= 5 ? 30_000 * 2 ** (context.attempt - 1) : null;
 }
 
-/** Lock lifetime of a delivery: past it, a worker that died mid-attempt is presumed dead. */
-const deliveryLockLifetime = (timeoutMs: number): number => timeoutMs * 2 + 1_000;
 /**
- * Deliveries one worker runs at once, and locks at once: a lock counts from when it is taken, so
- * a delivery locked beyond what can run would wait for a slot and could pass its lock lifetime
- * (twice the webhook timeout) before it even started, to be cancelled at the end of its attempt.
+ * Deliveries one worker runs at once, and locks at once: deliveries locked beyond what can run
+ * would wait in this worker while others could send them.
  */
 const deliveryConcurrency = 50;
 
 /** Defines every release-engine job on `agenda` (a worker must define them before starting). */
 export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
   const metrics = deps.metrics ?? noMetrics;
+  const onStep = deps.onStep ?? (() => {});
   const observed = { logger: deps.logger, metrics, isRetry: (error: unknown) => error instanceof RetryLater };
+  /**
+   * Records the account's new notifications, then queues the delivery of each of its due ones:
+   * those just recorded, and any a run of this job recorded before its process died (this job
+   * is then run again, by whichever process takes it over).
+   */
   const checkAccount = async (accountId: number) => {
-    const created = await recordReleaseNotifications({ accountId, now: new Date() });
-    for (const notificationId of created) await queueDelivery(agenda, notificationId, { manual: false });
-    return created.length;
+    const now = new Date();
+    await recordReleaseNotifications({ accountId, now });
+    onStep('release-recorded');
+    for (const notificationId of await findDueNotifications({ accountId, now })) await queueDelivery(agenda, notificationId, { manual: false });
   };
 
   agenda.define(jobNames.releaseCheck, observedJob(jobNames.releaseCheck, observed, async () => {
-    const at = new Date();
-    // A notification recorded by a process that died before queueing its delivery.
-    const stranded = await findStrandedNotifications({ now: at, graceMs: deliveryLockLifetime(deps.timeoutMs) * 2 });
-    for (const notificationId of stranded) await queueDelivery(agenda, notificationId, { manual: false });
-    const accounts = await findAccountsToCheck(at);
+    const accounts = await findAccountsToCheck(new Date());
     for (const accountId of accounts) await queueUnique(agenda, jobNames.accountCheck, { accountId }, 'accountId');
-    deps.logger.debug(`release check: ${accounts.length} account(s) queued, ${stranded.length} stranded notification(s) re-queued`);
+    deps.logger.debug(`release check: ${accounts.length} account(s) queued`);
+  }));
+
+  agenda.define(jobNames.deliverySweep, observedJob(jobNames.deliverySweep, observed, async () => {
+    const queued = await queueStrandedDeliveries(agenda, { now: new Date(), graceMs: deps.lockMs });
+    if (queued > 0) deps.logger.warn(`delivery sweep: ${queued} due notification(s) had no delivery job; queued`);
   }));
 
   agenda.define(jobNames.catalogRefresh, observedJob(jobNames.catalogRefresh, observed, async () => {
@@ -86,7 +101,7 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
     // Never throws: a failed retry is logged and the refresh stands.
     const retried = await retryPendingImports({ catalog: deps.catalog, logger: deps.logger });
     deps.logger.debug(`pending imports: ${retried.tried} tried for ${retried.accounts} account(s), ${retried.matched} matched, ${retried.failures} failure(s)`);
-  }), { lockLifetime: 60 * 60_000 });
+  }));
 
   agenda.define(jobNames.accountCheck, observedJob(jobNames.accountCheck, observed, async (job) => {
     await checkAccount((job.attrs.data as { accountId: number }).accountId);
@@ -99,7 +114,7 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
     // adds may be released already: the release check that follows sees them.
     await retryPendingImports({ catalog: deps.catalog, accountId, logger: deps.logger });
     await checkAccount(accountId);
-  }), { backoff, concurrency: 5, lockLifetime: 10 * 60_000 });
+  }), { backoff, concurrency: 5 });
 
   agenda.define(jobNames.delivery, observedJob(jobNames.delivery, observed, async (job) => {
     const { notificationId, manual } = job.attrs.data as { notificationId: number; manual?: boolean };
@@ -109,10 +124,11 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
       manual: manual === true && !job.attrs.failCount,
       policy: deps.policy,
       timeoutMs: deps.timeoutMs,
+      onStep,
     });
     metrics.webhookDelivery({ outcome: step.done ? step.outcome : 'retry', attempt: step.attempt });
     if (!step.done) throw new RetryLater(step.retryInMs);
-  }), { backoff, concurrency: deliveryConcurrency, lockLimit: deliveryConcurrency, lockLifetime: deliveryLockLifetime(deps.timeoutMs) });
+  }), { backoff, concurrency: deliveryConcurrency, lockLimit: deliveryConcurrency });
 
   agenda.on('fail', (error: Error | string, job: { attrs: { name: string } }) => {
     // A handler's own failure was logged where it happened, with the job's context.
@@ -152,8 +168,27 @@ export async function queueSync(agenda: Agenda, accountId: number): Promise<void
   await queueUnique(agenda, jobNames.accountSync, { accountId }, 'accountId');
 }
 
-/** Makes the two 30-minute jobs exist (once, however many workers call it). */
+/**
+ * Queues the delivery of every notification due for longer than `graceMs` that has no live
+ * delivery job (none queued, running or locked; a job whose retries ran out is not live): normally
+ * none, as the job that records a notification queues its delivery, and is run again if its
+ * process dies in between. This catches the rest (a job store that lost jobs, a job given up
+ * after its retries). Idempotent: the job is the notification's own (one per notification), and
+ * its webhook-id the notification's. Returns how many it queued.
+ */
+export async function queueStrandedDeliveries(agenda: Agenda, props: { now: Date; graceMs: number }): Promise<number> {
+  const due = await findStrandedNotifications({ now: props.now, graceMs: props.graceMs, limit: sweepBatch });
+  if (due.length === 0) return 0;
+  const { jobs } = await agenda.db.queryJobs({ name: jobNames.delivery });
+  const live = new Set(jobs.filter((job) => job.nextRunAt || job.lockedAt).map((job) => (job.data as { notificationId?: unknown } | undefined)?.notificationId));
+  const stranded = due.filter((notificationId) => !live.has(notificationId));
+  for (const notificationId of stranded) await queueDelivery(agenda, notificationId, { manual: false });
+  return stranded.length;
+}
+
+/** Makes the recurring jobs exist (once, however many workers call it): the two 30-minute ones and the delivery sweep. */
 export async function scheduleRecurringJobs(agenda: Agenda): Promise<void> {
   await agenda.every(checkInterval, jobNames.catalogRefresh);
   await agenda.every(checkInterval, jobNames.releaseCheck);
+  await agenda.every(sweepInterval, jobNames.deliverySweep);
 }

@@ -7,6 +7,7 @@ import type { CatalogService } from '../services/catalog.ts';
 import { prepareRedelivery } from '../services/deliveries.ts';
 import { beforeDatabaseClose } from '../db/client.ts';
 import { createAgenda, notificationChannelOf, stopAgenda } from './create-agenda.ts';
+import { crashAt } from './crash-points.ts';
 import { defineReleaseJobs, queueDelivery, queueSync, scheduleRecurringJobs } from './release-jobs.ts';
 
 /** What requests may ask of the job system; every role can queue, only workers run jobs. */
@@ -19,7 +20,13 @@ export interface JobQueue {
 
 export interface Scheduler extends JobQueue {
   readonly agenda: Agenda;
-  /** Starts running jobs here (roles `worker` and `all`) and makes the 30-minute jobs exist. */
+  /**
+   * Resolves once the job store is connected (on PostgreSQL its table set up, and the channel
+   * that announces saved jobs listening); the server waits for it after it starts listening,
+   * not before. Everything else here waits for it by itself.
+   */
+  ready(): Promise<void>;
+  /** Starts running jobs here (roles `worker` and `all`) and makes the recurring jobs exist. */
   start(): Promise<void>;
   /** Stops taking jobs, lets running ones finish (up to `drainMs`), unlocks the rest. */
   stop(drainMs?: number): Promise<void>;
@@ -27,62 +34,98 @@ export interface Scheduler extends JobQueue {
   ping(): Promise<void>;
 }
 
+/** What the job system's jobs use. */
+export interface SchedulerDeps {
+  catalog: CatalogService;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
 /**
  * The job system for `config`: Agenda on the application's database, or on MongoDB when
  * `AIRDATE_MONGODB_URL` is set, with the release-engine jobs defined (every process defines them,
- * so that any process may queue; only started ones run them).
+ * so that any process may queue; only started ones run them). Returned at once: the job store
+ * connects meanwhile (`ready`).
  */
-export async function createScheduler(
-  config: Config,
-  deps: { catalog: CatalogService; logger: Logger; metrics?: Metrics },
-): Promise<Scheduler> {
+export function createScheduler(config: Config, deps: SchedulerDeps): Scheduler {
   // Finished one-time jobs are removed, so a later sync or redelivery of the same account or
   // notification can be queued again (unique jobs coalesce only while queued or running).
-  const agenda = createAgenda({ mongodbUrl: config.jobs.mongodbUrl, pollMs: config.jobs.pollMs, removeOnComplete: true, maxConcurrency: 100, name: `${hostname()}:${process.pid}` });
+  const agenda = createAgenda({
+    mongodbUrl: config.jobs.mongodbUrl,
+    pollMs: config.jobs.pollMs,
+    defaultLockLifetime: config.jobs.lockMs,
+    removeOnComplete: true,
+    maxConcurrency: 100,
+    name: `${hostname()}:${process.pid}`,
+  });
   agenda.on('error', (error: Error) => deps.logger.error({ err: error }, 'job system'));
   defineReleaseJobs(agenda, {
     catalog: deps.catalog,
     policy: config.webhooks.policy,
     timeoutMs: config.webhooks.timeoutMs,
+    lockMs: config.jobs.lockMs,
+    onStep: crashAt(config.jobs.crashAt),
     logger: deps.logger,
     metrics: deps.metrics,
   });
-  await agenda.ready;
   // On PostgreSQL a saved job is announced by NOTIFY, so a worker starts it at once instead of at
   // its next poll; Agenda publishes only on a connected channel, and only start() connects it,
   // which a process that just queues jobs (AIRDATE_ROLE=web) never calls.
   const channel = config.database.kind === 'postgres' && !config.jobs.mongodbUrl ? notificationChannelOf(agenda) : undefined;
-  await channel?.connect();
-  // Given back once: by stop(), or by closeDatabase when the database closes first (tests do).
+  let stopping = false;
+  let storeConnected = false;
+  const connected = (async () => {
+    await agenda.ready;
+    storeConnected = true;
+    if (!stopping) await channel?.connect();
+  })();
+  // Failures surface through ready() (and the start that waits for it), not as unhandled rejections.
+  connected.catch(() => undefined);
+  const ready = () => connected;
+  /**
+   * Gives the LISTEN connection back, once: by stop(), or by closeDatabase when the database
+   * closes first (tests do). A store still connecting (PostgreSQL down at start) is not waited
+   * for: the channel is then never connected.
+   */
   let disconnecting: Promise<void> | undefined;
-  const disconnect = () => (disconnecting ??= channel?.disconnect() ?? Promise.resolve());
+  const disconnect = () => {
+    stopping = true;
+    return (disconnecting ??= storeConnected ? connected.then(() => channel?.disconnect(), () => undefined) : Promise.resolve());
+  };
   const removeCloseHook = channel ? beforeDatabaseClose(disconnect) : undefined;
   let started = false;
   return {
     agenda,
-    requestSync: (accountId) => queueSync(agenda, accountId),
+    ready,
+    async requestSync(accountId) {
+      await ready();
+      await queueSync(agenda, accountId);
+    },
     async redeliver(accountId, notificationId) {
       await prepareRedelivery({ accountId, notificationId, now: new Date() });
+      await ready();
       await queueDelivery(agenda, notificationId, { manual: true });
     },
     async start() {
       if (started) return;
       started = true;
+      await ready();
+      if (!started) return; // stopped meanwhile
       await scheduleRecurringJobs(agenda);
       await agenda.start();
     },
     async stop(drainMs = 20_000) {
+      removeCloseHook?.();
       if (!started) {
-        // Gives back the LISTEN connection opened above (the jobs pool could not close otherwise).
-        removeCloseHook?.();
         await disconnect();
         return;
       }
       started = false;
-      // Agenda's stop gives the LISTEN connection back itself.
-      removeCloseHook?.();
       const { stillRunning } = await stopAgenda(agenda, drainMs);
       if (stillRunning > 0) deps.logger.warn(`stopped with ${stillRunning} job(s) still running; their locks expire on their own`);
+      // Agenda's stop gave the LISTEN connection back, if it had started: not when stopped while
+      // start() still waited for the store.
+      await disconnect();
     },
     async ping() {
       await agenda.db.getQueueSize();

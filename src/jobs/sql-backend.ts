@@ -1,4 +1,5 @@
-import { InMemoryNotificationChannel, type AgendaBackend, type JobRepository, type NotificationChannel } from 'agenda';
+import { InMemoryNotificationChannel, type NotificationChannel } from 'agenda';
+import type { LockRenewingBackend } from './held-locks.ts';
 import { SqlJobRepository } from './sql-job-repository.ts';
 
 /**
@@ -8,8 +9,8 @@ import { SqlJobRepository } from './sql-job-repository.ts';
  * never closes it. The database must be open (`openDatabase`) before the Agenda instance saves or
  * runs jobs.
  */
-export function createSqlJobBackend(): AgendaBackend {
-  const repository: JobRepository = new SqlJobRepository();
+export function createSqlJobBackend(): LockRenewingBackend {
+  const repository = new SqlJobRepository();
   // Tells this process's Agenda about jobs it saves, so a job due now starts at once instead of
   // at the next poll (other processes find it by polling). One channel per backend: Agenda's
   // stop() disconnects the channel and drops its subscribers, so a channel shared by two Agenda
@@ -22,5 +23,6 @@ export function createSqlJobBackend(): AgendaBackend {
     ownsConnection: false,
     connect: async () => {},
     disconnect: async () => {},
+    renewLocks: (ids, owner, at) => repository.renewLocks(ids, owner, at),
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JobId, JobParameters, JobRepository, JobRepositoryOptions } from 'agenda';
+import { db } from '../db/client.ts';
 import { chunks } from '../db/limits.ts';
 import { epochMs, rowToJob, storeJob, uniqueKeyFor, type StoredJob } from './job-row.ts';
 import {
@@ -131,6 +132,19 @@ export class SqlJobRepository extends SqlJobQueries implements JobRepository {
         AND ${nextRunAt === null ? sql`"nextRunAt" IS NULL` : sql`"nextRunAt" = ${nextRunAt}`}
       RETURNING *`);
     return row ? rowToJob(row) : undefined;
+  }
+
+  /** Renews the locks of `ids` that `owner` holds (held-locks.ts's RenewLocks); returns the ids renewed. */
+  async renewLocks(ids: string[], owner: string, at: Date): Promise<string[]> {
+    const renewed: string[] = [];
+    for (const part of chunks(ids, maxListValues)) {
+      const rows = await db().$queryRaw<{ id: string }[]>(sql`
+        UPDATE "AgendaJob" SET "lockedAt" = ${at.getTime()}
+        WHERE "id" IN (${join(part)}) AND "lockedAt" IS NOT NULL AND json_extract("attrs", '$.lastModifiedBy') = ${owner}
+        RETURNING "id"`);
+      renewed.push(...rows.map((row) => row.id));
+    }
+    return renewed;
   }
 
   /** Unlocks a job that is not running (one whose nextRunAt is set). */

@@ -3,6 +3,7 @@ import { InputError, NotFoundError } from '../errors.ts';
 import { retryDelayMs } from '../webhooks/retry-schedule.ts';
 import { sendWebhook, type SendResult } from '../webhooks/send-webhook.ts';
 import type { TargetPolicy } from '../webhooks/target-policy.ts';
+import type { StepReached } from '../jobs/crash-points.ts';
 import { showWebhookSecret } from './tokens.ts';
 
 /**
@@ -21,6 +22,8 @@ export interface DeliverProps {
   timeoutMs: number;
   /** Clock for the attempt's time and signature timestamp. */
   now?: () => Date;
+  /** Called before the send, after it and after the record (where crashes are tested: src/jobs/crash-points.ts). */
+  onStep?: StepReached;
 }
 
 /**
@@ -46,6 +49,8 @@ export async function deliverNotification(props: DeliverProps): Promise<Delivery
   }
 
   const secret = await showWebhookSecret({ accountId: account.id, stored: account.webhookSecretEnc });
+  const onStep = props.onStep ?? (() => {});
+  onStep('delivery-before-send');
   const attemptAt = now();
   const result = await sendWebhook({
     url: account.webhookUrl,
@@ -56,6 +61,7 @@ export async function deliverNotification(props: DeliverProps): Promise<Delivery
     timeoutMs: props.timeoutMs,
     now,
   });
+  onStep('delivery-after-send');
 
   const number = notification.attempts + 1;
   // Automatic attempts follow the schedule; a manual redelivery retries on the same schedule from
@@ -96,6 +102,7 @@ export async function deliverNotification(props: DeliverProps): Promise<Delivery
       });
     }
   });
+  onStep('delivery-after-record');
   return status === 'pending' ? { done: false, retryInMs: delay!, attempt: number } : { done: true, outcome: result.outcome, attempt: number };
 }
 
@@ -116,16 +123,25 @@ export async function prepareRedelivery(props: { accountId: number; notification
 }
 
 /**
- * Pending notifications whose next attempt is overdue by `graceMs`: normally none. They exist only
- * when a process died between recording a notification and queueing its delivery job (or the job
- * store lost it), and the release check queues them again.
+ * Pending notifications whose next attempt is overdue by `graceMs`, the most overdue first, at
+ * most `limit`: those the delivery sweep checks for a delivery job (release-jobs.ts).
  */
-export async function findStrandedNotifications(props: { now: Date; graceMs: number }): Promise<number[]> {
+export async function findStrandedNotifications(props: { now: Date; graceMs: number; limit: number }): Promise<number[]> {
   const rows = await db().notification.findMany({
     where: { status: 'pending', nextAttemptAt: { lt: new Date(props.now.getTime() - props.graceMs) } },
     select: { id: true },
+    orderBy: [{ nextAttemptAt: 'asc' }, { id: 'asc' }],
+    take: props.limit,
+  });
+  return rows.map((row) => row.id);
+}
+
+/** The account's pending notifications whose next attempt is due at `now`, oldest first. */
+export async function findDueNotifications(props: { accountId: number; now: Date }): Promise<number[]> {
+  const rows = await db().notification.findMany({
+    where: { accountId: props.accountId, status: 'pending', nextAttemptAt: { lte: props.now } },
+    select: { id: true },
     orderBy: { id: 'asc' },
-    take: 10_000,
   });
   return rows.map((row) => row.id);
 }

@@ -129,10 +129,10 @@ describe('network catalogs through the catalog service', () => {
 describe('createCatalogProviders', () => {
   it('adds TMDB, TheTVDB and IGDB after the offline catalog when their keys are set', async () => {
     const env = { AIRDATE_DATA_DIR: config.dataDir, AIRDATE_CATALOG_FILE: '' };
-    expect(await createCatalogProviders(loadConfig(env), quiet)).toEqual([]);
+    expect(createCatalogProviders(loadConfig(env), quiet).providers).toEqual([]);
     const all = loadConfig({ ...env, TMDB_API_KEY: 'a', TVDB_API_KEY: 'b', IGDB_CLIENT_ID: 'c', IGDB_CLIENT_SECRET: 'd' });
-    expect((await createCatalogProviders(all, quiet)).map((provider) => provider.name)).toEqual(['tmdb', 'tvdb', 'igdb']);
+    expect(createCatalogProviders(all, quiet).providers.map((provider) => provider.name)).toEqual(['tmdb', 'tvdb', 'igdb']);
     const igdbHalf = loadConfig({ ...env, IGDB_CLIENT_ID: 'c' });
-    expect(await createCatalogProviders(igdbHalf, quiet)).toEqual([]);
+    expect(createCatalogProviders(igdbHalf, quiet).providers).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import {
   createOfflineProvider,
   loadOfflineCatalog,
   parseOfflineCatalog,
+  parseOfflineCatalogInTurns,
   type OfflineCatalogFile,
 } from '../../src/catalog/offline-catalog.ts';
 import type { CatalogRecord, CatalogShow } from '../../src/catalog/provider.ts';
@@ -145,8 +146,8 @@ describe('loadOfflineCatalog', () => {
   it('an over-long title stops the start, naming the path and the problem, before anything is stored', async () => {
     const file = writeCatalog({ shows: [show({ title: 'x'.repeat(1_000_000) })] });
     const config = loadConfig({ AIRDATE_DATA_DIR: folder, AIRDATE_CATALOG_FILE: file, AIRDATE_LOG_LEVEL: 'silent' });
-    // What createApp runs first at start; the database is never opened here, so nothing can be stored.
-    await expect(createCatalogProviders(config, { warn: () => {} })).rejects.toThrow(new CatalogFileError(file, 'shows[0].title: expected at most 500 characters'));
+    // What the server runs once it listens; the database is never opened here, so nothing can be stored.
+    await expect(createCatalogProviders(config, { warn: () => {} }).storeOffline()).rejects.toThrow(new CatalogFileError(file, 'shows[0].title: expected at most 500 characters'));
   });
 
   it('reports the first problem in file order when there are several', async () => {
@@ -158,6 +159,53 @@ describe('loadOfflineCatalog', () => {
     await expect(loadOfflineCatalog(file)).rejects.toThrow(
       `catalog file ${file}: shows[2].episodes[1].air_date: expected YYYY-MM-DD or null ("soon" is not a calendar date)`,
     );
+  });
+});
+
+describe('parseOfflineCatalogInTurns (what loading the file runs)', () => {
+  /** A catalog of `count` shows of ten episodes and `count` movies, with one ids clash if asked. */
+  const bigCatalog = (count: number, clash = false) => ({
+    shows: Array.from({ length: count }, (_, index) => ({
+      ids: { tmdb: index + 1 },
+      title: `Show ${index}`,
+      episodes: Array.from({ length: 10 }, (_, number) => ({ season: 1, number: number + 1, title: `E${number}`, air_date: '2026-01-01', ids: { tvdb: index * 100 + number + 1 } })),
+    })),
+    movies: Array.from({ length: count }, (_, index) => ({ ids: { tmdb: clash && index === count - 1 ? 1 : index + 1 }, title: `Movie ${index}`, release_date: null })),
+  });
+
+  it('gives the records parseOfflineCatalog gives, and lets the event loop run while it checks', async () => {
+    const data = bigCatalog(2_000);
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const inTurns = await parseOfflineCatalogInTurns(data, 'big.json');
+    counting = false;
+    // 22 000 items checked in one piece would let no other callback run meanwhile.
+    expect(turns).toBeGreaterThan(3);
+    expect(inTurns).toEqual(parseOfflineCatalog(data, 'big.json'));
+    const demo = buildDemoCatalog('2026-11-20');
+    expect(await parseOfflineCatalogInTurns(demo, 'demo')).toEqual(parseOfflineCatalog(demo, 'demo'));
+  });
+
+  it('names the first problem as parseOfflineCatalog does: an item, a duplicate id across items, the top level', async () => {
+    const broken = bigCatalog(50);
+    (broken.shows[30]!.episodes[4] as { air_date: string }).air_date = 'soon';
+    const duplicate = bigCatalog(50, true);
+    for (const data of [broken, duplicate, { ...bigCatalog(2), extra: [] }, []]) {
+      const whole = (() => {
+        try {
+          parseOfflineCatalog(data, 'f.json');
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(whole).toBeInstanceOf(CatalogFileError);
+      await expect(parseOfflineCatalogInTurns(data, 'f.json')).rejects.toThrow((whole as Error).message);
+    }
   });
 });
 

@@ -15,7 +15,7 @@ const problemsOf = (env: Record<string, string>): string[] => {
 describe('release engine settings', () => {
   it('defaults: role all, jobs on the application database, external,private webhook targets, 15 s timeout, no network catalogs', () => {
     const config = loadConfig({});
-    expect(config.jobs).toEqual({ role: 'all', mongodbUrl: undefined, pollMs: 2000 });
+    expect(config.jobs).toEqual({ role: 'all', mongodbUrl: undefined, pollMs: 2000, lockMs: 30_000, crashAt: undefined });
     expect(config.webhooks).toEqual({ policy: parseTargetPolicy('external,private'), timeoutMs: 15_000 });
     expect(config.catalogs).toEqual({ tmdb: undefined, tvdb: undefined, igdb: undefined });
     // The documented defaults (decisions.md, README): 256 KB of JSON, 50 MB uploads, 600 requests a minute.
@@ -55,6 +55,11 @@ describe('release engine settings', () => {
     expect(problemsOf({ AIRDATE_ALLOWED_HOSTS: 'airdate.example.com, https://airdate.example.com' })).toEqual([
       'AIRDATE_ALLOWED_HOSTS: "https://airdate.example.com" is not a host name, a .suffix, an IP address or *',
     ]);
+  });
+
+  it('reads the job lock lifetime and the crash step of the crash tests, refusing bad ones', () => {
+    expect(loadConfig({ AIRDATE_JOB_LOCK_MS: '1500', AIRDATE_TEST_CRASH_AT: 'delivery-after-send' }).jobs).toMatchObject({ lockMs: 1500, crashAt: 'delivery-after-send' });
+    expect(problemsOf({ AIRDATE_JOB_LOCK_MS: '100', AIRDATE_TEST_CRASH_AT: 'somewhere' }).map((problem) => problem.split(':')[0])).toEqual(['AIRDATE_JOB_LOCK_MS', 'AIRDATE_TEST_CRASH_AT']);
   });
 });
 

@@ -21,8 +21,9 @@ initSecretKey(config);
 
 const startWith = serverProcesses(config, {
   AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback',
-  // A short delivery timeout makes the lock of a killed worker's delivery expire within seconds.
   AIRDATE_WEBHOOK_TIMEOUT_MS: '1500',
+  // A short lock makes the jobs of a killed worker pass to another within seconds.
+  AIRDATE_JOB_LOCK_MS: '1500',
   AIRDATE_JOB_POLL_MS: '200',
 });
 const today = new Date().toISOString().slice(0, 10);

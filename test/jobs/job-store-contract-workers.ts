@@ -130,6 +130,22 @@ export function workerContract(store: () => JobStoreUnderTest, newAgenda: (props
       expect((await storedJob(agenda, job.attrs._id))?.lastFinishedAt).toBeInstanceOf(Date);
     });
 
+    it('stopAgenda returns once a job removed on completion has finished, not at the end of its wait', async () => {
+      const agenda = newAgenda({ removeOnComplete: true });
+      const name = jobName('stop-removed');
+      let release = () => {};
+      agenda.define(name, () => new Promise<void>((resolve) => (release = resolve)));
+      await agenda.start();
+      const job = await agenda.now(name, {});
+      await waitFor('the job to start', async () => (await storedJob(agenda, job.attrs._id))?.lastRunAt !== undefined);
+      const stopped = stopAgenda(agenda, 600_000);
+      await sleep(100);
+      release();
+      // (Waiting out the ten minutes would fail this test at its own time limit.)
+      expect(await stopped).toEqual({ stillRunning: 0 });
+      expect(await storedJob(agenda, job.attrs._id)).toBeNull();
+    });
+
     it('stopAgenda lets the running job finish and unlocks the jobs it had not started', async () => {
       const agenda = newAgenda({ defaultConcurrency: 1, defaultLockLimit: 3 });
       const name = jobName('stop');

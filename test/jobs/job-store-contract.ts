@@ -1,6 +1,7 @@
 import { Job, type JobParameters } from 'agenda';
 import { describe, expect, it } from 'vitest';
-import { agendaFactory, jobName, sleep, storedJob, storedJobs, waitFor, type JobStoreUnderTest } from './support/job-store-harness.ts';
+import type { LockKeepingAgenda } from '../../src/jobs/held-locks.ts';
+import { agendaFactory, jobName, sleep, startChildWorker, storedJob, storedJobs, waitFor, type JobStoreUnderTest } from './support/job-store-harness.ts';
 import { workerContract } from './job-store-contract-workers.ts';
 
 /**
@@ -129,26 +130,89 @@ export function jobStoreContract(store: () => JobStoreUnderTest): void {
       expect(runs).toEqual([job.attrs._id]);
     });
 
-    it('a job left locked by a stopped instance is taken over after the lock lifetime', async () => {
+    it('a worker process renews the locks of the jobs it runs and holds, and once killed (SIGKILL) they are taken over', async () => {
       const name = jobName('takeover');
-      const crashed = newAgenda({ defaultLockLifetime: 400 });
-      let release = () => {};
-      crashed.define(name, () => new Promise<void>((resolve) => (release = resolve)));
-      await crashed.start();
-      const job = await crashed.now(name, {});
-      await waitFor('the first worker to start it', async () => (await storedJob(crashed, job.attrs._id))?.lastRunAt !== undefined);
-      await crashed.stop(false); // running jobs keep their lock, as after a crash
-      expect((await storedJob(crashed, job.attrs._id))?.lockedAt).toBeInstanceOf(Date);
-      const rescuer = newAgenda({ defaultLockLifetime: 400 });
-      const rescued: unknown[] = [];
-      rescuer.define(name, async (running) => void rescued.push(running.attrs._id));
+      const lockMs = 600;
+      const child = await startChildWorker(store(), name, 60_000, lockMs);
+      const queuer = newAgenda();
+      for (const n of [1, 2, 3]) await queuer.now(name, { n });
+      await waitFor('the child to run all three', () => child.runs.length === 3);
+      const rescuer = newAgenda({ defaultLockLifetime: lockMs, name: 'rescuer' });
+      const rescued: number[] = [];
+      rescuer.define(name, async (job) => void rescued.push((job.attrs.data as { n: number }).n));
       await rescuer.start();
-      await waitFor('the second worker to run it', () => rescued.length === 1);
-      release();
+      // Several lifetimes while the child lives: its locks are renewed, nothing is taken from it.
+      await sleep(lockMs * 4);
+      // (Without renewals Agenda itself would cancel the runs and run them again, here or there.)
+      expect({ child: [...child.runs].sort(), rescued }).toEqual({ child: [1, 2, 3], rescued: [] });
+      await child.kill();
+      await waitFor('the rescuer to run all three', () => rescued.length === 3);
+      expect([...rescued].sort()).toEqual([1, 2, 3]);
+    });
+
+    it('the locks of jobs waiting in a worker (locked, not started yet) are renewed too', async () => {
+      const lockMs = 500;
+      const name = jobName('waiting');
+      const holder = newAgenda({ defaultLockLifetime: lockMs, defaultConcurrency: 1, defaultLockLimit: 3, name: 'holder' });
+      const ran: string[] = [];
+      holder.define(name, async (job) => {
+        ran.push(`holder ${(job.attrs.data as { n: number }).n}`);
+        await sleep(lockMs * 2);
+      });
+      await holder.start();
+      for (const n of [1, 2, 3]) await holder.now(name, { n });
+      await waitFor('one running, three locked', async () => ran.length === 1 && (await storedJobs(holder, name)).every((job) => job.lockedAt !== undefined));
+      const other = newAgenda({ defaultLockLifetime: lockMs, name: 'other' });
+      other.define(name, async (job) => void ran.push(`other ${(job.attrs.data as { n: number }).n}`));
+      await other.start();
+      await waitFor('all three', () => ran.length === 3);
+      expect(ran.sort()).toEqual(['holder 1', 'holder 2', 'holder 3']);
+    });
+
+    it('renewing locks renews only those the instance still holds', async () => {
+      const [first, second] = [newAgenda({ name: 'first' }), newAgenda({ name: 'second' })] as LockKeepingAgenda[];
+      await Promise.all([first!.ready, second!.ready]);
+      const name = jobName('renew');
+      const job = await first!.create(name, {}).schedule(new Date()).save();
+      const id = String(job.attrs._id);
+      const scan = (agenda: LockKeepingAgenda) => agenda.db.getNextJobToRun(name, new Date(Date.now() + 1000), new Date(Date.now() - 60_000), undefined, { lastModifiedBy: agenda.attrs.name });
+      const locked = await scan(first!);
+      const at = new Date(Date.now() + 5_000);
+      expect(await second!.renewLocks([id], at)).toEqual([]);
+      expect((await storedJob(first!, id))?.lockedAt?.getTime()).toBe(locked!.lockedAt!.getTime());
+      expect(await first!.renewLocks([id], at)).toEqual([id]);
+      expect((await storedJob(first!, id))?.lockedAt?.getTime()).toBe(at.getTime());
+      // Unlocked (handed back), it is not locked again by a renewal.
+      await first!.db.unlockJobs([id]);
+      expect(await first!.renewLocks([id], new Date())).toEqual([]);
+      expect((await storedJob(first!, id))?.lockedAt).toBeUndefined();
     });
   });
 
   describe('retries, repeats and unique jobs', () => {
+    it('a repeating job whose run was cut off (its process died) runs again when taken over, not at its next time', async () => {
+      const agenda = newAgenda({ defaultLockLifetime: 500 });
+      const name = jobName('cut-off');
+      await agenda.ready;
+      await agenda.every('30 minutes', name);
+      const [saved] = await storedJobs(agenda, name);
+      // What a worker killed during a run leaves: the run started (after the last one finished),
+      // the next time computed 30 minutes on, the lock never given back.
+      const startedAt = Date.now() - 60_000;
+      await agenda.db.saveJobState({ ...saved!, lastFinishedAt: new Date(startedAt - 30 * 60_000), lastRunAt: new Date(startedAt), nextRunAt: new Date(startedAt + 30 * 60_000), lockedAt: new Date(startedAt) }, undefined);
+      let runs = 0;
+      agenda.define(name, async () => void (runs += 1));
+      await agenda.start();
+      await waitFor('the run', async () => runs === 1 && (await storedJobs(agenda, name))[0]?.lockedAt === undefined);
+      const [stored] = await storedJobs(agenda, name);
+      expect(stored!.lastRunAt!.getTime()).toBeGreaterThan(startedAt + 30_000);
+      expect(stored!.nextRunAt!.getTime() - stored!.lastRunAt!.getTime()).toBe(30 * 60_000);
+      // A repeating job whose last run finished is not run early when a stale lock is found.
+      await agenda.db.saveJobState({ ...stored!, lockedAt: new Date(Date.now() - 60_000) }, undefined);
+      await sleep(300);
+      expect(runs).toBe(1);
+    });
+
     it('retries a failing job with its backoff until it succeeds', async () => {
       const agenda = newAgenda();
       const name = jobName('retry');

@@ -1,7 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { jobNames } from '../../src/jobs/release-jobs.ts';
+import { loadConfig } from '../../src/config.ts';
+import { jobNames, queueStrandedDeliveries } from '../../src/jobs/release-jobs.ts';
+import { recordReleaseNotifications } from '../../src/services/releases.ts';
 import { updateAccount } from '../../src/services/accounts.ts';
 import { setFollow } from '../../src/services/library.ts';
 import { showWebhookSecret } from '../../src/services/tokens.ts';
@@ -121,14 +123,57 @@ describe('with the jobs running', () => {
     await receiver.waitFor(2);
   });
 
-  it('keeps the two 30-minute jobs, once each', async () => {
+  it('keeps the two 30-minute jobs and the one-minute delivery sweep, once each', async () => {
     await app.jobs.start();
-    for (const name of [jobNames.releaseCheck, jobNames.catalogRefresh]) {
+    for (const [name, interval] of [[jobNames.releaseCheck, '30 minutes'], [jobNames.catalogRefresh, '30 minutes'], [jobNames.deliverySweep, '1 minute']] as const) {
       const rows = await jobRows(name);
       expect(rows, name).toHaveLength(1);
       expect(rows[0]!.type).toBe('single');
-      expect(rows[0]!.repeatInterval).toBe('30 minutes');
+      expect(rows[0]!.repeatInterval).toBe(interval);
     }
+  });
+
+  it('a sync delivers the notifications an earlier run recorded but never queued (its process died in between)', async () => {
+    const { receiver, user } = await userWithReleases();
+    // What the cut-off run left: the notifications, no delivery job.
+    const recorded = await recordReleaseNotifications({ accountId: user.id, now: new Date() });
+    expect(recorded).toHaveLength(2);
+    await call(app, 'POST', '/api/machine/sync', { token: user.token });
+    await receiver.waitFor(2);
+    const rows = await db().notification.findMany({ where: { accountId: user.id } });
+    expect(new Set(receiver.received.map((request) => request.headers['webhook-id']))).toEqual(new Set(rows.map((row) => row.webhookId)));
+    await waitUntil(async () => (await db().notification.count({ where: { accountId: user.id, status: 'delivered' } })) === 2, 'both delivered');
+  });
+
+  it('the delivery sweep queues due notifications without a live delivery job, and leaves those with one', async () => {
+    const stranded = await userWithReleases();
+    const waiting = await userWithReleases();
+    const givenUp = await userWithReleases();
+    const lockMs = loadConfig({}).jobs.lockMs;
+    const recordDue = async (accountId: number) => {
+      const ids = await recordReleaseNotifications({ accountId, now: new Date() });
+      // Due for longer than the sweep's grace (a job lock's lifetime).
+      await db().notification.updateMany({ where: { id: { in: ids } }, data: { nextAttemptAt: new Date(Date.now() - 2 * lockMs) } });
+      return ids;
+    };
+    await recordDue(stranded.user.id);
+    // A delivery job waiting for its retry in an hour: alive.
+    const [waitingId] = await recordDue(waiting.user.id);
+    const retry = await app.jobs.agenda.create(jobNames.delivery, { notificationId: waitingId }).unique({ 'data.notificationId': waitingId }).schedule('in 1 hour').save();
+    // A delivery job that gave up after its retries (a database outage): not alive.
+    const [givenUpId] = await recordDue(givenUp.user.id);
+    const exhausted = await app.jobs.agenda.create(jobNames.delivery, { notificationId: givenUpId }).unique({ 'data.notificationId': givenUpId }).schedule('in 1 hour').save();
+    await setJobState((await jobRowById(String(exhausted.attrs._id)))!, { nextRunAt: null, lockedAt: null, failedAt: Date.now() });
+
+    await queueStrandedDeliveries(app.jobs.agenda, { now: new Date(), graceMs: lockMs });
+    await stranded.receiver.waitFor(2);
+    await givenUp.receiver.waitFor(2);
+    await waiting.receiver.waitFor(1);
+    const waitingJobs = (await jobRows(jobNames.delivery)).filter((row) => (row.data as { notificationId: number }).notificationId === waitingId);
+    expect(waitingJobs.map((row) => [row.id, row.nextRunAt])).toEqual([[String(retry.attrs._id), retry.attrs.nextRunAt!.getTime()]]);
+    const waitingRow = await db().notification.findUniqueOrThrow({ where: { id: waitingId } });
+    expect(waiting.receiver.received.map((request) => request.headers['webhook-id'])).not.toContain(waitingRow.webhookId);
+    await removeJobRow(String(retry.attrs._id));
   });
 
   it('schedules a retry when the receiver fails, and shows every attempt through GraphQL; redelivery keeps the webhook-id', async () => {

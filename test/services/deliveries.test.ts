@@ -4,7 +4,7 @@ import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import { InputError, NotFoundError } from '../../src/errors.ts';
 import { updateAccount } from '../../src/services/accounts.ts';
-import { deliverNotification, findStrandedNotifications, prepareRedelivery } from '../../src/services/deliveries.ts';
+import { deliverNotification, findDueNotifications, findStrandedNotifications, prepareRedelivery } from '../../src/services/deliveries.ts';
 import { setFollow } from '../../src/services/library.ts';
 import { findNewReleases, recordReleaseNotifications } from '../../src/services/releases.ts';
 import { showWebhookSecret } from '../../src/services/tokens.ts';
@@ -148,11 +148,37 @@ describe('prepareRedelivery', () => {
   });
 });
 
+describe('the steps of a delivery (where crashes are tested)', () => {
+  it('are reached in order: before the send, after it, after the record; none for a notification no longer pending', async () => {
+    const { receiver, id } = await notificationTo();
+    const steps: string[] = [];
+    const props = { notificationId: id, manual: false, policy, timeoutMs, onStep: (step: string) => void steps.push(`${step}:${receiver.received.length}`) };
+    await deliverNotification(props);
+    expect(steps).toEqual(['delivery-before-send:0', 'delivery-after-send:1', 'delivery-after-record:1']);
+    steps.length = 0;
+    expect(await deliverNotification(props)).toEqual({ done: true, outcome: 'skipped' });
+    expect(steps).toEqual([]);
+  });
+});
+
 describe('findStrandedNotifications', () => {
   it('finds pending notifications overdue by more than the grace period, only those', async () => {
     const { id } = await notificationTo();
     const now = new Date();
-    expect(await findStrandedNotifications({ now, graceMs: 60_000 })).not.toContain(id);
-    expect(await findStrandedNotifications({ now: new Date(now.getTime() + 120_000), graceMs: 60_000 })).toContain(id);
+    expect(await findStrandedNotifications({ now, graceMs: 60_000, limit: 10_000 })).not.toContain(id);
+    expect(await findStrandedNotifications({ now: new Date(now.getTime() + 120_000), graceMs: 60_000, limit: 10_000 })).toContain(id);
+  });
+});
+
+describe('findDueNotifications', () => {
+  it("finds the account's pending notifications due now, not later ones, finished ones or another account's", async () => {
+    const { id, account } = await notificationTo();
+    const now = new Date();
+    expect(await findDueNotifications({ accountId: account.id, now })).toEqual([id]);
+    expect(await findDueNotifications({ accountId: account.id, now: new Date(now.getTime() - 60_000) })).toEqual([]);
+    const other = await notificationTo();
+    expect(await findDueNotifications({ accountId: other.account.id, now: new Date() })).toEqual([other.id]);
+    await db().notification.update({ where: { id }, data: { status: 'delivered' } });
+    expect(await findDueNotifications({ accountId: account.id, now })).toEqual([]);
   });
 });

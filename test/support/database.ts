@@ -101,6 +101,8 @@ export async function useTestDatabase(env: Record<string, string> = {}): Promise
 export async function useTestApp(env: Record<string, string> = {}, options: AppOptions = {}): Promise<{ app: App; config: Config }> {
   const config = await useTestDatabase(env);
   const app = await createApp(config, options);
+  // As the server does once it listens: the offline catalog stored, the job store connected.
+  await app.started;
   // Registered after useTestDatabase's hook, so it runs first: jobs stop before the database closes.
   afterAll(() => app.jobs.stop(2_000));
   return { app, config };

@@ -57,22 +57,28 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
+/** Spawns `airdate serve` on a free port (PORT=0) with `env`. */
+function spawnServer(env: Record<string, string>, options: RunOptions): ChildProcess {
+  // Node itself with tsx's loader, not the tsx command: that one runs the server as a child
+  // process of its own, so a SIGKILL sent to it would not reach the server.
+  const [command, args] = options.viaNpmStart
+    ? ['npm', ['start', '--silent']]
+    : [process.execPath, options.built ? [options.built, 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve']];
+  return spawn(command, args, {
+    cwd: root,
+    env: childEnv({ PORT: '0', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 /**
  * Starts `airdate serve` on a free port and resolves once it prints its listening line;
- * rejects with the process's output if it exits first.
+ * rejects with the process's output if it exits first. `onSpawn` gets the process at once.
  */
-export function startServer(env: Record<string, string>, options: RunOptions = {}): Promise<ServerProcess> {
+export function startServer(env: Record<string, string>, options: RunOptions = {}, onSpawn?: (child: ChildProcess) => void): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    // Node itself with tsx's loader, not the tsx command: that one runs the server as a child
-    // process of its own, so a SIGKILL sent to it would not reach the server.
-    const [command, args] = options.viaNpmStart
-      ? ['npm', ['start', '--silent']]
-      : [process.execPath, options.built ? [options.built, 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve']];
-    const child = spawn(command, args, {
-      cwd: root,
-      env: childEnv({ PORT: '0', ...env }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnServer(env, options);
+    onSpawn?.(child);
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
     const onData = (chunk: Buffer) => {
@@ -94,5 +100,33 @@ export function startServer(env: Record<string, string>, options: RunOptions = {
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     void exited.then((code) => reject(new Error(`serve exited with ${code} before listening:\n${output}`)));
+  });
+}
+
+/** How a process ended, and what it printed. */
+export interface ProcessEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+}
+
+/**
+ * Runs `airdate serve` until it ends by itself (a process told to crash, AIRDATE_TEST_CRASH_AT);
+ * rejects if it is still running after `timeoutMs` (and kills it).
+ */
+export function runServerUntilExit(env: Record<string, string>, timeoutMs: number, options: RunOptions = {}): Promise<ProcessEnd> {
+  return new Promise((resolve, reject) => {
+    const child = spawnServer(env, options);
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve still ran after ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, output });
+    });
   });
 }

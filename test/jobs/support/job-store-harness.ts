@@ -65,12 +65,14 @@ export interface ChildWorker {
   runs: number[];
   /** Lets running jobs finish, stops the worker and waits for it to exit. */
   stop(): Promise<void>;
+  /** Kills the worker outright (SIGKILL), as a crash would, and waits for it to be gone. */
+  kill(): Promise<void>;
 }
 
 const childScript = fileURLToPath(new URL('./job-worker-child.ts', import.meta.url));
 
-/** Starts a worker process on `store` and waits until it polls. */
-export async function startChildWorker(store: JobStoreUnderTest, name: string, jobMs: number): Promise<ChildWorker> {
+/** Starts a worker process on `store` (with a lock lifetime of `lockMs`, if given) and waits until it polls. */
+export async function startChildWorker(store: JobStoreUnderTest, name: string, jobMs: number, lockMs?: number): Promise<ChildWorker> {
   const child = spawn(process.execPath, ['--import', 'tsx', childScript], {
     env: {
       ...process.env,
@@ -79,6 +81,7 @@ export async function startChildWorker(store: JobStoreUnderTest, name: string, j
       JOB_WORKER_MONGODB_URL: store.mongodbUrl ?? '',
       JOB_WORKER_JOB: name,
       JOB_WORKER_JOB_MS: String(jobMs),
+      JOB_WORKER_LOCK_MS: lockMs === undefined ? '' : String(lockMs),
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -109,6 +112,10 @@ export async function startChildWorker(store: JobStoreUnderTest, name: string, j
       child.stdin.end();
       const code = await exited;
       if (code !== 0) throw new Error(`worker process exited with ${code}: ${errors}`);
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }
