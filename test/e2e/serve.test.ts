@@ -85,7 +85,7 @@ describe('the built serve process (npm start), driven like a client', () => {
     const form = new FormData();
     form.append('file', new File([JSON.stringify(history)], 'watched-history-1.json'));
     const upload = await fetch(`${server.baseUrl}/api/import/trakt`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-    expect(await upload.json()).toEqual({ ok: true, imported: { shows: 0, episodes: 0, movies: 1, games: 0, history: 1 }, skipped: [], unmatched: [] });
+    expect(await upload.json()).toEqual({ ok: true, imported: { shows: 0, episodes: 0, movies: 1, games: 0, history: 1 }, skipped: [], unmatched: [], notes: [] });
     const exported = await fetch(`${server.baseUrl}/api/export`, { headers: { authorization: `Bearer ${token}` } });
     expect(exported.status).toBe(200);
     const document = (await exported.json()) as any;
