@@ -182,7 +182,7 @@ export type HttpLimits = Record<keyof typeof httpLimits, number>;
 export const rateLimitWindowSeconds = { requests: 60 } as const;
 
 /**
- * Catalog lookups an import request makes before its transaction (src/services/import-prepass.ts)
+ * Catalog lookups an import request makes before its transaction (src/imports/import-prepass.ts)
  * for ids the database does not know yet (TV Time's episode ids, imdb-only movies, Giant Bomb
  * games): at most `perRequest` ids (the rest stay unmatched and are reported; a TV Time account
  * of ~200 shows has a few thousand watched episodes, but one lookup per show resolves all of its
@@ -192,7 +192,7 @@ export const rateLimitWindowSeconds = { requests: 60 } as const;
 export const importCatalogLookups = { perRequest: 2_000, concurrent: 4 } as const;
 
 /**
- * Unmatched import items kept with an account and retried (src/services/pending-imports.ts):
+ * Unmatched import items kept with an account and retried (src/imports/pending-imports.ts):
  * at most `perAccount` rows per account (past it, a new unmatched item is only reported; the same
  * item imported again still replaces its row), and at most `retriedPerRun` of them retried per
  * account per sync or periodic refresh, those tried longest ago first (each may cost a catalog

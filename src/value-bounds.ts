@@ -3,7 +3,7 @@ import { catalogDateRange, catalogLengths, historyTimeRange, maxIntColumn } from
 
 /**
  * Checks of single values against the bounds in src/limits.ts, shared by every way a value comes
- * in: typed input (accounts, search), import documents (src/import/validate-document.ts), the
+ * in: typed input (accounts, search), import documents (src/imports/sources/validate-document.ts), the
  * offline catalog file's schema and the network catalogs' records (src/catalog/catalog-bounds.ts).
  * One rule per kind of value, so an item the offline file may hold can also be imported, exported
  * and imported again.

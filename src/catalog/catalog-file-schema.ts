@@ -12,7 +12,7 @@ export const isImdbId = (value: unknown): value is string => typeof value === 's
 
 /**
  * Zod pieces shared by the files Airdate reads whose items are keyed by catalog ids: the offline
- * catalog (offline-catalog.ts) and the Airdate export (src/import/parse-airdate.ts). One wording
+ * catalog (offline-catalog.ts) and the Airdate export (src/imports/sources/parse-airdate.ts). One wording
  * of their messages, one rule for ids.
  */
 

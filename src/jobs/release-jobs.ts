@@ -4,7 +4,7 @@ import { noMetrics, type Metrics } from '../metrics/metrics.ts';
 import { loggedJobFailures, observedJob, requestIdKey } from './observed-job.ts';
 import type { CatalogService } from '../services/catalog.ts';
 import { deliverNotification, findDueNotifications, findStrandedNotifications } from '../services/deliveries.ts';
-import { retryPendingImports } from '../services/pending-imports.ts';
+import { retryPendingImports } from '../imports/pending-imports.ts';
 import { findAccountsToCheck, recordReleaseNotifications } from '../services/releases.ts';
 import type { TargetPolicy } from '../webhooks/target-policy.ts';
 import type { StepReached } from './crash-points.ts';

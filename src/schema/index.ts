@@ -7,11 +7,11 @@ import './auth.ts';
 import './admin.ts';
 import './library.ts';
 import './feeds.ts';
-import './import.ts';
+import '../imports/import-schema.ts';
 import './export.ts';
 import './calendar.ts';
 import './notifications.ts';
-import './pending-imports.ts';
+import '../imports/pending-imports-schema.ts';
 import './webhook-test.ts';
 import './account-links.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ImportFileError } from '../../src/import/import-document.ts';
-import { parseAirdateExport } from '../../src/import/parse-airdate.ts';
+import { ImportFileError } from '../../src/imports/sources/import-document.ts';
+import { parseAirdateExport } from '../../src/imports/sources/parse-airdate.ts';
 
 const at = (minute: number) => `2026-01-01T12:${String(minute).padStart(2, '0')}:00.000Z`;
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultHistorySize, seedHistoryLibrary } from '../../bench/seed-history.ts';
 import { db } from '../../src/db/client.ts';
-import { parseAirdateExport } from '../../src/import/parse-airdate.ts';
-import { applyImportDocument } from '../../src/services/import.ts';
+import { parseAirdateExport } from '../../src/imports/sources/parse-airdate.ts';
+import { applyImportDocument } from '../../src/imports/import-service.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { externalIdRange, makeExportLibrary } from './library-fixture.ts';

@@ -9,7 +9,7 @@ import { upload } from '../support/upload.ts';
 
 /**
  * Every value an import brings in is held to the bounds of the catalog's own types before anything
- * is written (src/import/validate-document.ts): imports create catalog rows every account shares.
+ * is written (src/imports/sources/validate-document.ts): imports create catalog rows every account shares.
  * Past a bound the request is a 400 naming the file, the item, the field and the limit, and nothing
  * of it is stored; at the bound it is stored, and survives an export and an import again.
  */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db } from '../../src/db/client.ts';
-import { parseTraktFile } from '../../src/import/parse-trakt.ts';
-import { parseTvTimeFiles } from '../../src/import/parse-tvtime.ts';
-import type { ImportDocument, ImportShow, ImportTitle } from '../../src/import/import-document.ts';
-import { applyImportDocument, applyImportDocuments, sliceWeight } from '../../src/services/import.ts';
+import { parseTraktFile } from '../../src/imports/sources/parse-trakt.ts';
+import { parseTvTimeFiles } from '../../src/imports/sources/parse-tvtime.ts';
+import type { ImportDocument, ImportShow, ImportTitle } from '../../src/imports/sources/import-document.ts';
+import { applyImportDocument, applyImportDocuments, sliceWeight } from '../../src/imports/import-service.ts';
 import { setFollow, setWatched } from '../../src/services/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeShow, unique } from '../support/factories.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { ImportFileError } from '../../src/import/import-document.ts';
-import { parseGrouveeFile } from '../../src/import/parse-grouvee.ts';
+import { ImportFileError } from '../../src/imports/sources/import-document.ts';
+import { parseGrouveeFile } from '../../src/imports/sources/parse-grouvee.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, unique } from '../support/factories.ts';
 import { upload } from '../support/upload.ts';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db } from '../../src/db/client.ts';
-import type { ImportDocument, ImportEpisodeRef, ImportShow, ImportTitle } from '../../src/import/import-document.ts';
-import { validateImportDocument } from '../../src/import/validate-document.ts';
-import { applyImportDocument, applyImportDocuments } from '../../src/services/import.ts';
+import type { ImportDocument, ImportEpisodeRef, ImportShow, ImportTitle } from '../../src/imports/sources/import-document.ts';
+import { validateImportDocument } from '../../src/imports/sources/validate-document.ts';
+import { applyImportDocument, applyImportDocuments } from '../../src/imports/import-service.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeShow, unique } from '../support/factories.ts';
 

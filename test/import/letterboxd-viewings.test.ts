@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { parseLetterboxdFiles } from '../../src/import/parse-letterboxd.ts';
+import { parseLetterboxdFiles } from '../../src/imports/sources/parse-letterboxd.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, unique } from '../support/factories.ts';
 import { upload } from '../support/upload.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import type { UploadedFile } from '../../src/import/expand-uploads.ts';
-import type { ImportDocument } from '../../src/import/import-document.ts';
-import { parseLetterboxdFiles } from '../../src/import/parse-letterboxd.ts';
+import type { UploadedFile } from '../../src/imports/sources/expand-uploads.ts';
+import type { ImportDocument } from '../../src/imports/sources/import-document.ts';
+import { parseLetterboxdFiles } from '../../src/imports/sources/parse-letterboxd.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, unique } from '../support/factories.ts';
 import { upload } from '../support/upload.ts';

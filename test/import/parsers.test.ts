@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ImportFileError } from '../../src/import/import-document.ts';
-import { parseGrouveeFile } from '../../src/import/parse-grouvee.ts';
-import { parseSimklFile } from '../../src/import/parse-simkl.ts';
-import { parseTraktFile } from '../../src/import/parse-trakt.ts';
-import { parseTvTimeFiles } from '../../src/import/parse-tvtime.ts';
+import { ImportFileError } from '../../src/imports/sources/import-document.ts';
+import { parseGrouveeFile } from '../../src/imports/sources/parse-grouvee.ts';
+import { parseSimklFile } from '../../src/imports/sources/parse-simkl.ts';
+import { parseTraktFile } from '../../src/imports/sources/parse-trakt.ts';
+import { parseTvTimeFiles } from '../../src/imports/sources/parse-tvtime.ts';
 import { bytes, grouveeHeader, grouveeRow, json, traktEpisodePlay, traktMoviePlay, traktShow, tvTimeTrackingV2, tvTimeWatch } from './fixtures.ts';
 
 const breakingBad = traktShow('Breaking Bad', 1396, 81189);

@@ -6,7 +6,7 @@ import { db } from '../../src/db/client.ts';
 import { createOfflineProvider } from '../../src/catalog/offline-catalog.ts';
 import { jobNames } from '../../src/jobs/release-jobs.ts';
 import { createCatalogService } from '../../src/services/catalog.ts';
-import { retryPendingImports } from '../../src/services/pending-imports.ts';
+import { retryPendingImports } from '../../src/imports/pending-imports.ts';
 import { pendingImports } from '../../src/limits.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, unique } from '../support/factories.ts';

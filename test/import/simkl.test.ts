@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { parseSimklFile } from '../../src/import/parse-simkl.ts';
+import { parseSimklFile } from '../../src/imports/sources/parse-simkl.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow, unique } from '../support/factories.ts';
 import { upload } from '../support/upload.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { parseTraktFile } from '../../src/import/parse-trakt.ts';
+import { parseTraktFile } from '../../src/imports/sources/parse-trakt.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, unique } from '../support/factories.ts';
 import { upload } from '../support/upload.ts';

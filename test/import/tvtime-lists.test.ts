@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { parseTvTimeFiles } from '../../src/import/parse-tvtime.ts';
+import { parseTvTimeFiles } from '../../src/imports/sources/parse-tvtime.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, unique } from '../support/factories.ts';
 import { upload } from '../support/upload.ts';

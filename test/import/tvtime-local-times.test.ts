@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { parseTvTimeFiles } from '../../src/import/parse-tvtime.ts';
-import { readTvTimeTimestamp } from '../../src/import/tvtime-timestamps.ts';
-import { wallClockToInstant } from '../../src/import/zoned-time.ts';
+import { parseTvTimeFiles } from '../../src/imports/sources/parse-tvtime.ts';
+import { readTvTimeTimestamp } from '../../src/imports/sources/tvtime-timestamps.ts';
+import { wallClockToInstant } from '../../src/imports/sources/zoned-time.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, unique } from '../support/factories.ts';
 import { multipart, upload } from '../support/upload.ts';

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import type { ImportDocument } from '../../src/import/import-document.ts';
-import { parseTvTimeFiles, tvTimeWantsEntry } from '../../src/import/parse-tvtime.ts';
-import { tvTimeTimestamp } from '../../src/import/tvtime-timestamps.ts';
+import type { ImportDocument } from '../../src/imports/sources/import-document.ts';
+import { parseTvTimeFiles, tvTimeWantsEntry } from '../../src/imports/sources/parse-tvtime.ts';
+import { tvTimeTimestamp } from '../../src/imports/sources/tvtime-timestamps.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, unique } from '../support/factories.ts';
 import { upload as uploadTo } from '../support/upload.ts';

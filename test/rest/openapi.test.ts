@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { availableImportSources } from '../../src/import/import-sources.ts';
+import { availableImportSources } from '../../src/imports/sources/import-sources.ts';
 import { buildOpenApiDocument } from '../../src/rest/openapi/openapi-document.ts';
 import { openPaths, restRoutes } from '../../src/rest/rest-routes.ts';
 import { useTestApp } from '../support/database.ts';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HttpError } from '../../http/responses.ts';
 import { inputLengths, listLimits, maxIntColumn } from '../../limits.ts';
 import { calendarDefaults, calendarKinds, calendarMaxDays } from '../../services/calendar.ts';
-import { importTimeZoneProblem } from '../../services/import-upload.ts';
+import { importTimeZoneProblem } from '../../imports/import-upload.ts';
 import { canonicalTimeZone } from '../../feeds/dates.ts';
 
 /**

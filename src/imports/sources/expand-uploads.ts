@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { TooLargeError } from '../errors.ts';
+import { TooLargeError } from '../../errors.ts';
 import type { ImportSkip } from './import-document.ts';
 import { isZip, listZipEntries, readZipEntry } from './read-zip.ts';
 

@@ -1,5 +1,5 @@
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { ImportShow } from '../import/import-document.ts';
+import type { ImportShow } from './sources/import-document.ts';
 import type { WatchTarget } from './import-writes.ts';
 
 type Tx = Prisma.TransactionClient;

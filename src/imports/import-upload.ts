@@ -1,12 +1,12 @@
-import { ArchiveBudget, defaultArchiveLimits, expandUpload, type ArchiveLimits, type SkippedEntry, type UploadedFile } from '../import/expand-uploads.ts';
-import type { ImportDocument, ImportReadOptions, ImportSource } from '../import/import-document.ts';
-import { importParsers } from '../import/import-sources.ts';
+import { ArchiveBudget, defaultArchiveLimits, expandUpload, type ArchiveLimits, type SkippedEntry, type UploadedFile } from './sources/expand-uploads.ts';
+import type { ImportDocument, ImportReadOptions, ImportSource } from './sources/import-document.ts';
+import { importParsers } from './sources/import-sources.ts';
 import { InputError, NotFoundError } from '../errors.ts';
 import { canonicalTimeZone } from '../feeds/dates.ts';
 import { inputLengths } from '../limits.ts';
 import { exceedsLength, shortenText } from '../value-bounds.ts';
-import type { CatalogService } from './catalog.ts';
-import { applyImportDocuments, type ImportCounts, type ImportNote, type ImportSkipped, type ImportUnmatched } from './import.ts';
+import type { CatalogService } from '../services/catalog.ts';
+import { applyImportDocuments, type ImportCounts, type ImportNote, type ImportSkipped, type ImportUnmatched } from './import-service.ts';
 import { collectIdQueries, resolveUnknownIds, type PrepassQuery } from './import-prepass.ts';
 
 /** What an import request answers (besides `ok`). */

@@ -1,10 +1,10 @@
 /**
  * What every import source is parsed into before anything is written: one document per uploaded
  * file (or per file inside an uploaded zip). Parsers are pure (bytes in, document out) and throw
- * ImportFileError on a malformed file; `applyImportDocument` (src/services/import.ts) writes a
+ * ImportFileError on a malformed file; `applyImportDocument` (src/imports/import-service.ts) writes a
  * document in one transaction with the merge rules of decisions.md ("Import and export").
  */
-import { AppError } from '../errors.ts';
+import { AppError } from '../../errors.ts';
 
 /** External ids as the catalogs know them; at least one per item for it to be matched. */
 export interface ImportIds {
@@ -71,7 +71,7 @@ export interface ImportShow {
    * "Every episode aired by `at` is watched", for a file that says a show is finished without
    * listing its episodes (Simkl's completed shows): the apply side marks the stored episodes of
    * seasons ≥ 1 aired on or before `at`'s date watched at `at`, estimated
-   * (src/services/import-watched-through.ts).
+   * (src/imports/import-watched-through.ts).
    */
   watchedThrough?: { at: Date; estimated: true };
 }

@@ -1,8 +1,8 @@
 import { episodeIdSources, idColumn, idSourcesByKind, sourcesByKind, type ItemIdSource, type MediaKind } from '../catalog/provider.ts';
 import { Prisma } from '../generated/prisma/client.ts';
-import type { ImportEpisodeIds, ImportEpisodeRef, ImportShow, ImportTitle } from '../import/import-document.ts';
-import { insertRowsReturning, selectIn } from './bulk-sql.ts';
-import { storedByTitleAndYear, titleYearKey } from './title-match.ts';
+import type { ImportEpisodeIds, ImportEpisodeRef, ImportShow, ImportTitle } from './sources/import-document.ts';
+import { insertRowsReturning, selectIn } from '../services/bulk-sql.ts';
+import { storedByTitleAndYear, titleYearKey } from '../services/title-match.ts';
 
 /**
  * The catalog side of an import, inside the import's transaction: finds the catalog row of every

@@ -1,5 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
-import { TooLargeError } from '../errors.ts';
+import { TooLargeError } from '../../errors.ts';
 import { ImportFileError } from './import-document.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { DocumentBuilder } from './document-builder.ts';
 import { ImportFileError, type ImportDocument, type ImportIds } from './import-document.ts';
-import { isHistoryTime } from '../value-bounds.ts';
+import { isHistoryTime } from '../../value-bounds.ts';
 import { externalId, isoTimestamp, objectOf, parseJsonFile, titleOf, wholeNumber } from './parse-helpers.ts';
 import { notThisSource, startsLikeJson } from './recognise-file.ts';
 

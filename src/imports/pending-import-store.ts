@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { MediaKind } from '../catalog/provider.ts';
 import { Prisma } from '../generated/prisma/client.ts';
-import type { ImportEpisodeIds, ImportEpisodeRef, ImportIds, ImportShow, ImportSource, ImportTitle } from '../import/import-document.ts';
+import type { ImportEpisodeIds, ImportEpisodeRef, ImportIds, ImportShow, ImportSource, ImportTitle } from './sources/import-document.ts';
 import { pendingImports } from '../limits.ts';
-import { insertRows, selectIn } from './bulk-sql.ts';
+import { insertRows, selectIn } from '../services/bulk-sql.ts';
 
 type Tx = Prisma.TransactionClient;
 
 /**
  * An item of an import that no catalog matched, whole (its history included), as the import's
  * transaction hands it over: kept as a PendingImport row and retried later
- * (src/services/pending-imports.ts).
+ * (src/imports/pending-imports.ts).
  */
 export interface UnmatchedItem {
   source: ImportSource;

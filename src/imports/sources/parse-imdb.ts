@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isImdbId } from '../catalog/catalog-file-schema.ts';
+import { isImdbId } from '../../catalog/catalog-file-schema.ts';
 import { ImportFileError, type ImportDocument, type ImportEpisodeRef, type ImportShow, type ImportSkip, type ImportTitle } from './import-document.ts';
 import { imdbDay, imdbRating, imdbTitleKind, type ImdbTitleKind } from './imdb-values.ts';
 import { parseCsvFile, titleOf } from './parse-helpers.ts';

@@ -1,10 +1,10 @@
 import type { MediaKind } from '../catalog/provider.ts';
 import { db } from '../db/client.ts';
-import { retryOnUniqueViolation } from './prisma-errors.ts';
+import { retryOnUniqueViolation } from '../services/prisma-errors.ts';
 import { yieldToEventLoop } from '../event-loop.ts';
 import { transactionTimes } from '../limits.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { ImportDocument, ImportEpisodeIds, ImportEpisodeRef, ImportIds, ImportShow, ImportTitle } from '../import/import-document.ts';
+import type { ImportDocument, ImportEpisodeIds, ImportEpisodeRef, ImportIds, ImportShow, ImportTitle } from './sources/import-document.ts';
 import { episodeKey, resolveEpisodeRefs, resolveEpisodes, resolveItems, type WantedEpisode } from './import-catalog.ts';
 import { applyFollowStates, applyWatchData, type FollowTarget, type WatchTarget } from './import-writes.ts';
 import { watchedThroughTargets } from './import-watched-through.ts';

@@ -1,6 +1,6 @@
 import { CsvError, parse as parseCsv } from 'csv-parse/sync';
-import { inputLengths, maxIntColumn } from '../limits.ts';
-import { exceedsLength } from '../value-bounds.ts';
+import { inputLengths, maxIntColumn } from '../../limits.ts';
+import { exceedsLength } from '../../value-bounds.ts';
 import { ImportFileError } from './import-document.ts';
 
 /**

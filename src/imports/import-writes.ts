@@ -1,14 +1,14 @@
 import { Prisma } from '../generated/prisma/client.ts';
-import type { ImportWatchEvent } from '../import/import-document.ts';
-import { insertRows, selectIn } from './bulk-sql.ts';
+import type { ImportWatchEvent } from './sources/import-document.ts';
+import { insertRows, selectIn } from '../services/bulk-sql.ts';
 import { chunks, prismaListValues } from '../db/limits.ts';
-import { itemColumn, type FollowKind, type WatchKind } from './library.ts';
+import { itemColumn, type FollowKind, type WatchKind } from '../services/library.ts';
 
 /**
  * The account side of an import, inside its transaction: follow/archive states, watch history
  * and watched states, each read with one query per batch of items and written with createMany or
  * grouped updateMany (history and states, the bulk of a big import, through bulk INSERTs:
- * bulk-sql.ts). The rules are documented on applyImportDocument (src/services/import.ts).
+ * bulk-sql.ts). The rules are documented on applyImportDocument (src/imports/import-service.ts).
  */
 
 type Tx = Prisma.TransactionClient;

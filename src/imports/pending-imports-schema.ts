@@ -1,11 +1,11 @@
 import type { ExternalIds } from '../catalog/provider.ts';
 import { listLimits, pendingImports } from '../limits.ts';
-import { builder } from './builder.ts';
-import { ExternalIdsRef } from './export.ts';
-import { listPage, pageDescriptions, pagedComplexity } from './pages.ts';
+import { builder } from '../schema/builder.ts';
+import { ExternalIdsRef } from '../schema/export.ts';
+import { listPage, pageDescriptions, pagedComplexity } from '../schema/pages.ts';
 
 // Unmatched import items kept with the account and retried when the catalog is refreshed
-// (src/services/pending-imports.ts): what a person can read to see what has not arrived yet.
+// (src/imports/pending-imports.ts): what a person can read to see what has not arrived yet.
 
 const pendingPage = pageDescriptions(listLimits.pendingImports, 'items');
 

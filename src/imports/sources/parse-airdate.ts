@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { episodeIdsSchema, expected, externalIdSchema, firstProblem, idsSchema, imdbIdSchema, localDateSchema, uniqueIds } from '../catalog/catalog-file-schema.ts';
-import { exportFormat, exportVersion } from '../export/export-format.ts';
+import { episodeIdsSchema, expected, externalIdSchema, firstProblem, idsSchema, imdbIdSchema, localDateSchema, uniqueIds } from '../../catalog/catalog-file-schema.ts';
+import { exportFormat, exportVersion } from '../../export/export-format.ts';
 import { ImportFileError, type ImportDocument, type ImportSkip, type ImportWatchEvent } from './import-document.ts';
 import { parseJsonFile } from './parse-helpers.ts';
 import { describeFile, notThisSource, startsLikeJson } from './recognise-file.ts';
@@ -115,7 +115,7 @@ const statedWatched = (watched: boolean | undefined, history: ImportWatchEvent[]
 const expectedFile = 'an Airdate export (a JSON object with "format": "airdate-export")';
 
 /**
- * Parses and validates an Airdate export into the shared ImportDocument (src/import/import-document.ts).
+ * Parses and validates an Airdate export into the shared ImportDocument (src/imports/sources/import-document.ts).
  * Items without any external id of their kind cannot be matched; they are listed in `skipped`.
  * @throws ImportFileError naming `fileName` and the first problem with its JSON path
  *   (`shows[3].episodes[2].season: expected an integer ≥ 0`).

@@ -1,12 +1,12 @@
 import { AppError, InputError, TooLargeError } from '../errors.ts';
 import { noMetrics, type Metrics } from '../metrics/metrics.ts';
-import { ImportFileError, type ImportSource } from '../import/import-document.ts';
-import { availableImportSources } from '../import/import-sources.ts';
-import type { ImportCounts, ImportNote, ImportSkipped, ImportUnmatched } from '../services/import.ts';
-import { importUploads, type ImportSummary } from '../services/import-upload.ts';
-import { builder } from './builder.ts';
-import { ErrorInterface } from './errors.ts';
-import { ExternalIdsRef } from './export.ts';
+import { ImportFileError, type ImportSource } from './sources/import-document.ts';
+import { availableImportSources } from './sources/import-sources.ts';
+import type { ImportCounts, ImportNote, ImportSkipped, ImportUnmatched } from './import-service.ts';
+import { importUploads, type ImportSummary } from './import-upload.ts';
+import { builder } from '../schema/builder.ts';
+import { ErrorInterface } from '../schema/errors.ts';
+import { ExternalIdsRef } from '../schema/export.ts';
 
 const ImportSourceEnum = builder.enumType('ImportSource', {
   description: 'Where an import comes from (POST /api/import/{source} takes the same names in lower case).',

@@ -1,11 +1,11 @@
 import { episodeIdSources, idColumn, idSourcesByKind, sourcesByKind, type IdQuery, type MediaKind } from '../catalog/provider.ts';
 import { db } from '../db/client.ts';
-import type { ImportDocument } from '../import/import-document.ts';
+import type { ImportDocument } from './sources/import-document.ts';
 import { importCatalogLookups } from '../limits.ts';
 import type { Warner } from '../log.ts';
-import { selectIn } from './bulk-sql.ts';
-import type { CatalogService, TitleQuery } from './catalog.ts';
-import { storedByTitleAndYear, titleYearKey } from './title-match.ts';
+import { selectIn } from '../services/bulk-sql.ts';
+import type { CatalogService, TitleQuery } from '../services/catalog.ts';
+import { storedByTitleAndYear, titleYearKey } from '../services/title-match.ts';
 
 /**
  * The import's catalog pre-pass, run BEFORE its transaction (a network call must never hold a

@@ -1,6 +1,6 @@
-import { isImdbId } from '../catalog/catalog-file-schema.ts';
-import { catalogDateRange, catalogLengths, historyTimeRange, inputLengths, maxIntColumn } from '../limits.ts';
-import { exceedsLength, isCatalogDate, isHistoryTime, isIntColumnCount, isIntColumnId, isPosterUrl, quoted, shortenText } from '../value-bounds.ts';
+import { isImdbId } from '../../catalog/catalog-file-schema.ts';
+import { catalogDateRange, catalogLengths, historyTimeRange, inputLengths, maxIntColumn } from '../../limits.ts';
+import { exceedsLength, isCatalogDate, isHistoryTime, isIntColumnCount, isIntColumnId, isPosterUrl, quoted, shortenText } from '../../value-bounds.ts';
 import { ImportFileError, type ImportDocument, type ImportEpisode, type ImportEpisodeIds, type ImportIds, type ImportShow, type ImportTitle, type ImportWatchEvent } from './import-document.ts';
 
 /** The problem with one external id (an int column id, or an IMDb id), or undefined when it is fine. */
@@ -11,7 +11,7 @@ function idProblem(source: string, id: unknown): string | undefined {
 
 /**
  * The one check every import document passes, whatever its source, before anything of the request
- * is written (src/import/import-sources.ts wraps every parser with it). Imports create catalog rows
+ * is written (src/imports/sources/import-sources.ts wraps every parser with it). Imports create catalog rows
  * that every account shares, so each value must fit the same bounds as the catalog's own: 32-bit
  * ids and season/episode numbers, title, overview and poster lengths, posters as http(s) URLs, real
  * calendar dates inside catalogDateRange, history times inside historyTimeRange
