@@ -7,7 +7,7 @@ import { initSecretKey } from '../src/auth/secret-key.ts';
 import { loadConfig } from '../src/config.ts';
 import { closeDatabase, db, openDatabase } from '../src/db/client.ts';
 import { updateAccount } from '../src/services/accounts.ts';
-import { syncOfflineCatalog } from '../src/services/catalog.ts';
+import { syncOfflineCatalog } from '../src/catalog/catalog-service.ts';
 import { createOfflineProvider } from '../src/catalog/offline-catalog.ts';
 import { setFollow } from '../src/services/library.ts';
 import { makeAccount } from '../test/support/factories.ts';

@@ -27,7 +27,7 @@ import { createCalendarHandler } from './rest/calendar-route.ts';
 import { createExportHandler } from './rest/export-route.ts';
 import { schema } from './schema/index.ts';
 import { createCatalogProviders } from './catalog/providers.ts';
-import { createCatalogService } from './services/catalog.ts';
+import { createCatalogService } from './catalog/catalog-service.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { createLazyScheduler } from './jobs/lazy-scheduler.ts';
 import type { Scheduler } from './jobs/scheduler.ts';

@@ -2,7 +2,7 @@ import { episodeIdSources, idColumn, idSourcesByKind, sourcesByKind, type ItemId
 import { Prisma } from '../generated/prisma/client.ts';
 import type { ImportEpisodeIds, ImportEpisodeRef, ImportShow, ImportTitle } from './sources/import-document.ts';
 import { insertRowsReturning, selectIn } from '../services/bulk-sql.ts';
-import { storedByTitleAndYear, titleYearKey } from '../services/title-match.ts';
+import { storedByTitleAndYear, titleYearKey } from '../catalog/title-match.ts';
 
 /**
  * The catalog side of an import, inside the import's transaction: finds the catalog row of every

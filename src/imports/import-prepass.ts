@@ -4,8 +4,8 @@ import type { ImportDocument } from './sources/import-document.ts';
 import { importCatalogLookups } from '../limits.ts';
 import type { Warner } from '../log.ts';
 import { selectIn } from '../services/bulk-sql.ts';
-import type { CatalogService, TitleQuery } from '../services/catalog.ts';
-import { storedByTitleAndYear, titleYearKey } from '../services/title-match.ts';
+import type { CatalogService, TitleQuery } from '../catalog/catalog-service.ts';
+import { storedByTitleAndYear, titleYearKey } from '../catalog/title-match.ts';
 
 /**
  * The import's catalog pre-pass, run BEFORE its transaction (a network call must never hold a

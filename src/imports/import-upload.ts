@@ -5,7 +5,7 @@ import { InputError, NotFoundError } from '../errors.ts';
 import { canonicalTimeZone } from '../feeds/dates.ts';
 import { inputLengths } from '../limits.ts';
 import { exceedsLength, shortenText } from '../value-bounds.ts';
-import type { CatalogService } from '../services/catalog.ts';
+import type { CatalogService } from '../catalog/catalog-service.ts';
 import { applyImportDocuments, type ImportCounts, type ImportNote, type ImportSkipped, type ImportUnmatched } from './import-service.ts';
 import { collectIdQueries, resolveUnknownIds, type PrepassQuery } from './import-prepass.ts';
 

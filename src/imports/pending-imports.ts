@@ -2,7 +2,7 @@ import { db } from '../db/client.ts';
 import type { ImportDocument, ImportEpisodeRef, ImportShow, ImportSource, ImportTitle } from './sources/import-document.ts';
 import { pendingImports } from '../limits.ts';
 import type { Warner } from '../log.ts';
-import type { CatalogService } from '../services/catalog.ts';
+import type { CatalogService } from '../catalog/catalog-service.ts';
 import { applyImportDocuments } from './import-service.ts';
 import { collectIdQueries, resolveUnknownIds, type PrepassQuery } from './import-prepass.ts';
 import { pendingItemKey, type UnmatchedItem } from './pending-import-store.ts';

@@ -2,7 +2,7 @@ import type { Agenda, BackoffContext } from 'agenda';
 import { currentRequestId, type Logger } from '../log.ts';
 import { noMetrics, type Metrics } from '../metrics/metrics.ts';
 import { loggedJobFailures, observedJob, requestIdKey } from './observed-job.ts';
-import type { CatalogService } from '../services/catalog.ts';
+import type { CatalogService } from '../catalog/catalog-service.ts';
 import { deliverNotification, findDueNotifications, findStrandedNotifications } from '../services/deliveries.ts';
 import { retryPendingImports } from '../imports/pending-imports.ts';
 import { findAccountsToCheck, recordReleaseNotifications } from '../services/releases.ts';

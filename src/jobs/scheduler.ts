@@ -3,7 +3,7 @@ import type { Agenda } from 'agenda';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { CatalogService } from '../services/catalog.ts';
+import type { CatalogService } from '../catalog/catalog-service.ts';
 import { prepareRedelivery } from '../services/deliveries.ts';
 import { beforeDatabaseClose } from '../db/client.ts';
 import { createAgenda, notificationChannelOf, stopAgenda } from './create-agenda.ts';

@@ -1,7 +1,7 @@
 import type { SignInLimiter } from '../auth/sign-in-limit.ts';
 import type { Config } from '../config.ts';
 import type { AuthenticatedAccount } from '../services/tokens.ts';
-import type { CatalogService } from '../services/catalog.ts';
+import type { CatalogService } from '../catalog/catalog-service.ts';
 import type { JobQueue } from '../jobs/scheduler.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { WebhookTarget } from '../services/test-notification.ts';

@@ -1,6 +1,6 @@
 import { builder } from './builder.ts';
 import './errors.ts';
-import './catalog.ts';
+import '../catalog/catalog-schema.ts';
 import './account.ts';
 import './account-security.ts';
 import './auth.ts';

@@ -2,7 +2,7 @@ import { db } from '../db/client.ts';
 import { setFollow, setWatched } from '../services/library.ts';
 import { listLimits } from '../limits.ts';
 import { builder } from './builder.ts';
-import { CatalogItem, MediaKind } from './catalog.ts';
+import { CatalogItem, MediaKind } from '../catalog/catalog-schema.ts';
 import { writeErrors } from './errors.ts';
 import { connectionComplexity } from './pages.ts';
 

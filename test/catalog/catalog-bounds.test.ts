@@ -4,7 +4,7 @@ import { createTmdbProvider } from '../../src/catalog/tmdb-provider.ts';
 import { createTvdbProvider } from '../../src/catalog/tvdb-provider.ts';
 import { db } from '../../src/db/client.ts';
 import { catalogLengths, maxIntColumn } from '../../src/limits.ts';
-import { createCatalogService } from '../../src/services/catalog.ts';
+import { createCatalogService } from '../../src/catalog/catalog-service.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { graphql } from '../support/http.ts';

@@ -6,7 +6,7 @@ import { createTmdbProvider } from '../../src/catalog/tmdb-provider.ts';
 import { createTvdbProvider } from '../../src/catalog/tvdb-provider.ts';
 import { loadConfig } from '../../src/config.ts';
 import { db } from '../../src/db/client.ts';
-import { createCatalogService } from '../../src/services/catalog.ts';
+import { createCatalogService } from '../../src/catalog/catalog-service.ts';
 import { setFollow } from '../../src/services/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';

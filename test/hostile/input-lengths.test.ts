@@ -2,7 +2,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { inputLengths } from '../../src/limits.ts';
-import { searchLimit } from '../../src/services/catalog.ts';
+import { searchLimit } from '../../src/catalog/catalog-service.ts';
 import { startCatalogServer } from '../catalog/support/catalog-server.ts';
 import { tmdbRoute } from '../catalog/support/tmdb-fixture.ts';
 import { bytes, grouveeHeader, grouveeRow } from '../import/fixtures.ts';

@@ -6,7 +6,7 @@ import { createTmdbProvider } from '../../src/catalog/tmdb-provider.ts';
 import { db } from '../../src/db/client.ts';
 import type { ImportDocument } from '../../src/imports/sources/import-document.ts';
 import { parseImdbFile } from '../../src/imports/sources/parse-imdb.ts';
-import { createCatalogService } from '../../src/services/catalog.ts';
+import { createCatalogService } from '../../src/catalog/catalog-service.ts';
 import { retryPendingImports } from '../../src/imports/pending-imports.ts';
 import { startCatalogServer } from '../catalog/support/catalog-server.ts';
 import { fakeClock } from '../catalog/support/fake-clock.ts';

@@ -9,7 +9,7 @@ import { createTmdbProvider } from '../../src/catalog/tmdb-provider.ts';
 import { db } from '../../src/db/client.ts';
 import type { ImportDocument, ImportEpisodeRef } from '../../src/imports/sources/import-document.ts';
 import { importCatalogLookups } from '../../src/limits.ts';
-import { createCatalogService } from '../../src/services/catalog.ts';
+import { createCatalogService } from '../../src/catalog/catalog-service.ts';
 import { applyImportDocuments } from '../../src/imports/import-service.ts';
 import { collectIdQueries, resolveUnknownIds } from '../../src/imports/import-prepass.ts';
 import { deadUrl, startCatalogServer } from '../catalog/support/catalog-server.ts';

@@ -8,7 +8,7 @@ import { createOfflineProvider } from '../../src/catalog/offline-catalog.ts';
 import type { CatalogProvider, CatalogRecord, CatalogShow } from '../../src/catalog/provider.ts';
 import { db } from '../../src/db/client.ts';
 import { InputError } from '../../src/errors.ts';
-import { createCatalogService, syncOfflineCatalog } from '../../src/services/catalog.ts';
+import { createCatalogService, syncOfflineCatalog } from '../../src/catalog/catalog-service.ts';
 import { useTestDatabase } from '../support/database.ts';
 
 await useTestDatabase();

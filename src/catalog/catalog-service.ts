@@ -1,11 +1,11 @@
-import { withCatalogBounds } from '../catalog/catalog-bounds.ts';
+import { withCatalogBounds } from './catalog-bounds.ts';
 import {
   findCatalogItem,
   findCatalogItemsById,
   storeCatalogRecords,
   type StoredCatalogItem,
-} from '../catalog/catalog-store.ts';
-import type { OfflineCatalogProvider } from '../catalog/offline-catalog.ts';
+} from './catalog-store.ts';
+import type { OfflineCatalogProvider } from './offline-catalog.ts';
 import {
   hasMatchableId,
   idSourcesByKind,
@@ -17,7 +17,7 @@ import {
   type IdQuery,
   type MediaKind,
   type RefreshItem,
-} from '../catalog/provider.ts';
+} from './provider.ts';
 import { databaseKind, db } from '../db/client.ts';
 import { InputError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';

@@ -1,5 +1,5 @@
-import { storeCatalogRecords } from '../catalog/catalog-store.ts';
-import { hasMatchableId, idSourcesByKind, type CatalogGame, type CatalogMovie, type CatalogProvider } from '../catalog/provider.ts';
+import { storeCatalogRecords } from './catalog-store.ts';
+import { hasMatchableId, idSourcesByKind, type CatalogGame, type CatalogMovie, type CatalogProvider } from './provider.ts';
 import { inputLengths } from '../limits.ts';
 import type { Warner } from '../log.ts';
 import { exceedsLength } from '../value-bounds.ts';

@@ -1,8 +1,8 @@
-import type { StoredCatalogItem } from '../catalog/catalog-store.ts';
+import type { StoredCatalogItem } from './catalog-store.ts';
 import { episodeCode } from '../feeds/dates.ts';
 import { fieldCosts, listLimits } from '../limits.ts';
-import { builder } from './builder.ts';
-import { listPage, pageDescriptions, pagedComplexity, pageOf } from './pages.ts';
+import { builder } from '../schema/builder.ts';
+import { listPage, pageDescriptions, pagedComplexity, pageOf } from '../schema/pages.ts';
 
 const episodePage = pageDescriptions(listLimits.episodes, 'episodes');
 const searchPage = pageDescriptions(listLimits.search, 'results');
