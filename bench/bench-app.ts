@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createAccount } from '../src/services/accounts.ts';
-import { showToken } from '../src/services/tokens.ts';
+import { createAccount } from '../src/accounts/accounts.ts';
+import { showToken } from '../src/accounts/tokens.ts';
 
 /**
  * The in-process server most benchmarks measure: a fresh data folder, SQLite there or PostgreSQL

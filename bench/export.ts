@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createAccount } from '../src/services/accounts.ts';
-import { showToken } from '../src/services/tokens.ts';
+import { createAccount } from '../src/accounts/accounts.ts';
+import { showToken } from '../src/accounts/tokens.ts';
 import { defaultHistorySize, seedHistoryLibrary } from './seed-history.ts';
 import { downloadExport, memoryOf, serverKind, startBenchServer, step, upload } from './server-process.ts';
 

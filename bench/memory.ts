@@ -4,8 +4,8 @@ import path from 'node:path';
 import { initSecretKey } from '../src/auth/secret-key.ts';
 import { loadConfig } from '../src/config.ts';
 import { closeDatabase, db, openDatabase } from '../src/db/client.ts';
-import { createAccount } from '../src/services/accounts.ts';
-import { showToken } from '../src/services/tokens.ts';
+import { createAccount } from '../src/accounts/accounts.ts';
+import { showToken } from '../src/accounts/tokens.ts';
 import { memoryOf, serverKind, startBenchServer } from './server-process.ts';
 import { seedIssueLibrary } from './seed-library.ts';
 

@@ -5,8 +5,8 @@ import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { postgresCountersPool } from '../src/db/client.ts';
 import { createRateLimiter } from '../src/http/rate-limit.ts';
-import { createAccount } from '../src/services/accounts.ts';
-import { showToken } from '../src/services/tokens.ts';
+import { createAccount } from '../src/accounts/accounts.ts';
+import { showToken } from '../src/accounts/tokens.ts';
 
 /**
  * `npx tsx bench/rate-limit.ts`: what the request rate limit adds to each token-carrying request.

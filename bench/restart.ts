@@ -6,7 +6,7 @@ import path from 'node:path';
 import { initSecretKey } from '../src/auth/secret-key.ts';
 import { loadConfig } from '../src/config.ts';
 import { closeDatabase, db, openDatabase } from '../src/db/client.ts';
-import { updateAccount } from '../src/services/accounts.ts';
+import { updateAccount } from '../src/accounts/accounts.ts';
 import { syncOfflineCatalog } from '../src/catalog/catalog-service.ts';
 import { createOfflineProvider } from '../src/catalog/offline-catalog.ts';
 import { setFollow } from '../src/services/library.ts';

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { createAccount } from '../src/services/accounts.ts';
+import { createAccount } from '../src/accounts/accounts.ts';
 import { startBenchApp } from './bench-app.ts';
 
 /**

@@ -201,7 +201,7 @@ export const importCatalogLookups = { perRequest: 2_000, concurrent: 4 } as cons
 export const pendingImports = { perAccount: 20_000, retriedPerRun: 2_000 } as const;
 
 /**
- * Sessions of the web app (src/auth/sessions.ts): a session ends `idleMs` after it was last seen
+ * Sessions of the web app (src/accounts/sessions.ts): a session ends `idleMs` after it was last seen
  * and `absoluteMs` after it was created, whichever comes first. `lastSeenAt` is written at most
  * once per `lastSeenWriteMs`, so a busy page costs no write per request.
  */
@@ -218,7 +218,7 @@ export const passwordLength = { min: 8, max: 200 } as const;
 export const setupLinkValidityMs = 60 * 60 * 1000;
 
 /**
- * Password checks (src/auth/sign-in-limit.ts), `points` per window of `windowSeconds` for each key:
+ * Password checks (src/accounts/sign-in-limit.ts), `points` per window of `windowSeconds` for each key:
  * a sign-in's check counts against the account name as typed (`perName`), or, from a browser
  * that signed in to that account before (its device cookie), against that browser (`perDevice`)
  * instead; and against the client's address (`perAddress`, an IPv6 address by its /64). A
@@ -241,7 +241,7 @@ export const signInFailures = {
 export const trustedDeviceMs = 180 * 24 * 60 * 60 * 1000;
 
 /**
- * Password hashing in one process (src/auth/password.ts, src/auth/work-queue.ts): each scrypt
+ * Password hashing in one process (src/accounts/password-hash.ts, src/accounts/work-queue.ts): each scrypt
  * run holds 128 MiB and a core for about a fifth of a second, so at most `concurrent` run at once.
  * A client address (its limit key) may have `perAddress` running or waiting, past which its next
  * one is refused at once (429); at most `waiting` wait in all, past which 503. Both carry
@@ -255,7 +255,7 @@ export const passwordHashing = { concurrent: 2, perAddress: 4, waiting: 32, retr
 export const sessionUserAgentChars = 300;
 
 /**
- * OpenID Connect sign-in (src/auth/oidc.ts): a sign-in must come back from the provider within
+ * OpenID Connect sign-in (src/accounts/single-sign-on/oidc.ts): a sign-in must come back from the provider within
  * `stateMs` (its PKCE verifier, state and nonce live that long in an encrypted cookie); the
  * provider's discovery document is fetched within `discoveryTimeoutSeconds`, and after a failure
  * not again before `discoveryRetryMs` (a provider that is down is not asked on every click).

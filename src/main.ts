@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { tuneHeap } from './heap-tuning.ts';
 import { createHttpServer } from './http/node-server.ts';
 import { createMetricsServer, metricsPath } from './metrics/metrics-endpoint.ts';
-import { setupLinkForServer } from './services/setup-links.ts';
+import { setupLinkForServer } from './accounts/setup-links.ts';
 
 /**
  * The one entry point: `serve` (what `npm start` runs) listens; every other command is run by

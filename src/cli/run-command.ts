@@ -10,11 +10,11 @@ import { migrateDatabase } from '../db/migrate.ts';
 import { backupSqlite } from '../db/sqlite-backup.ts';
 import { restoreSqlite } from '../db/sqlite-restore.ts';
 import { AppError } from '../errors.ts';
-import { createAccount, findAccountByName, listAccounts, presentAccount, updateAccount } from '../services/accounts.ts';
-import { regenerateToken, showToken, showWebhookSecret } from '../services/tokens.ts';
-import { setPassword } from '../services/passwords.ts';
-import { setupLinkForServer, setupRequired } from '../services/setup-links.ts';
-import { checkPasswordRules } from '../auth/password.ts';
+import { createAccount, findAccountByName, listAccounts, presentAccount, updateAccount } from '../accounts/accounts.ts';
+import { regenerateToken, showToken, showWebhookSecret } from '../accounts/tokens.ts';
+import { setPassword } from '../accounts/passwords.ts';
+import { setupLinkForServer, setupRequired } from '../accounts/setup-links.ts';
+import { checkPasswordRules } from '../accounts/password-hash.ts';
 import { PasswordInputError, promptNewPassword, readPasswordLine } from './read-password.ts';
 import type { Readable, Writable } from 'node:stream';
 

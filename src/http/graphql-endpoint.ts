@@ -6,7 +6,7 @@ import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { noMetrics, type Metrics } from '../metrics/metrics.ts';
 import { UnauthenticatedError } from '../errors.ts';
-import type { SignInLimiter } from '../auth/sign-in-limit.ts';
+import type { SignInLimiter } from '../accounts/sign-in-limit.ts';
 import type { GraphQLContext, WebRequestContext } from '../schema/context.ts';
 import { schema } from '../schema/index.ts';
 import { anonymousDocumentAccess, anonymousRefusal, refuseCrossSite } from './graphql-access.ts';

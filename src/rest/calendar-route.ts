@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts';
 import { createAccountCache } from '../services/account-cache.ts';
 import { calendarDays, calendarKinds, type CalendarKind } from '../services/calendar.ts';
 import { localDate } from '../feeds/dates.ts';
-import type { AuthenticatedAccount } from '../services/tokens.ts';
+import type { AuthenticatedAccount } from '../accounts/tokens.ts';
 import { renderIcs, type IcsEvent, type WrittenEvent } from './calendar-ics.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import type { MachineHandler } from './machine-routes.ts';

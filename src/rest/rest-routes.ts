@@ -1,4 +1,4 @@
-import type { TokenPlacement } from '../http/authenticate.ts';
+import type { TokenPlacement } from '../accounts/authenticate.ts';
 import { availableImportSources } from '../imports/sources/import-sources.ts';
 
 /** A method a REST path answers (GET brings HEAD along). */

@@ -1,6 +1,6 @@
-import type { SignInLimiter } from '../auth/sign-in-limit.ts';
+import type { SignInLimiter } from '../accounts/sign-in-limit.ts';
 import type { Config } from '../config.ts';
-import type { AuthenticatedAccount } from '../services/tokens.ts';
+import type { AuthenticatedAccount } from '../accounts/tokens.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import type { JobQueue } from '../jobs/scheduler.ts';
 import type { Metrics } from '../metrics/metrics.ts';

@@ -1,10 +1,10 @@
 import { builder } from './builder.ts';
 import './errors.ts';
 import '../catalog/catalog-schema.ts';
-import './account.ts';
-import './account-security.ts';
-import './auth.ts';
-import './admin.ts';
+import '../accounts/account-schema.ts';
+import '../accounts/account-security-schema.ts';
+import '../accounts/sign-in-schema.ts';
+import '../accounts/admin-schema.ts';
 import './library.ts';
 import './feeds.ts';
 import '../imports/import-schema.ts';
@@ -13,7 +13,7 @@ import './calendar.ts';
 import './notifications.ts';
 import '../imports/pending-imports-schema.ts';
 import './webhook-test.ts';
-import './account-links.ts';
+import '../accounts/account-links-schema.ts';
 
 /** The Airdate GraphQL schema: served at /graphql and run by the REST facade. */
 export const schema = builder.toSchema({ sortSchema: true });

@@ -4,7 +4,7 @@ import { retryDelayMs } from '../webhooks/retry-schedule.ts';
 import { sendWebhook, type SendResult } from '../webhooks/send-webhook.ts';
 import type { TargetPolicy } from '../webhooks/target-policy.ts';
 import type { StepReached } from '../jobs/crash-points.ts';
-import { showWebhookSecret } from './tokens.ts';
+import { showWebhookSecret } from '../accounts/tokens.ts';
 
 /**
  * What the delivery job does next: nothing more, or try again after `retryInMs`. `attempt`: the

@@ -3,7 +3,7 @@ import { InputError, NotFoundError } from '../errors.ts';
 import { newWebhookId } from '../webhooks/sign.ts';
 import { sendWebhook, type SendResult } from '../webhooks/send-webhook.ts';
 import type { TargetPolicy } from '../webhooks/target-policy.ts';
-import { showWebhookSecret } from './tokens.ts';
+import { showWebhookSecret } from '../accounts/tokens.ts';
 
 /** Where and how long webhooks may be sent: the server's AIRDATE_WEBHOOK_* settings. */
 export interface WebhookTarget {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressLimitKey } from '../../src/auth/address-key.ts';
+import { addressLimitKey } from '../../src/accounts/address-key.ts';
 
 describe('addressLimitKey', () => {
   it('keys IPv6 by its /64 in every spelling, IPv4 and IPv4-mapped IPv6 by the IPv4 address', () => {

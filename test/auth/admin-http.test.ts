@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { accountForIdentity } from '../../src/auth/oidc-accounts.ts';
-import { hashPassword } from '../../src/auth/password.ts';
+import { accountForIdentity } from '../../src/accounts/single-sign-on/oidc-accounts.ts';
+import { hashPassword } from '../../src/accounts/password-hash.ts';
 import { db } from '../../src/db/client.ts';
 import { ConflictError } from '../../src/errors.ts';
-import { createAccount } from '../../src/services/accounts.ts';
+import { createAccount } from '../../src/accounts/accounts.ts';
 import { setupLinkValidityMs } from '../../src/limits.ts';
-import { createSetupLink } from '../../src/services/setup-links.ts';
+import { createSetupLink } from '../../src/accounts/setup-links.ts';
 import { Browser, makePerson, signedInPerson } from '../support/browser.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeMovie } from '../support/factories.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
-import { startSession } from '../../src/auth/sessions.ts';
+import { startSession } from '../../src/accounts/sessions.ts';
 import { loadConfig } from '../../src/config.ts';
 import { db } from '../../src/db/client.ts';
 import { useTestApp } from '../support/database.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPasswordRules, dummyVerify, hashPassword, verifyPassword } from '../../src/auth/password.ts';
+import { checkPasswordRules, dummyVerify, hashPassword, verifyPassword } from '../../src/accounts/password-hash.ts';
 import { InputError } from '../../src/errors.ts';
 
 describe('hashPassword / verifyPassword', { timeout: 60_000 }, () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { passwordHashingStats } from '../../src/auth/password.ts';
+import { passwordHashingStats } from '../../src/accounts/password-hash.ts';
 import { sessionTimes, signInFailures } from '../../src/limits.ts';
 import { Browser, makePerson, signedInPerson } from '../support/browser.ts';
 import { useTestApp } from '../support/database.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import { deviceCookie } from '../../src/auth/device-cookie.ts';
-import { passwordHashingStats } from '../../src/auth/password.ts';
-import { createSignInLimiter } from '../../src/auth/sign-in-limit.ts';
+import { deviceCookie } from '../../src/accounts/device-cookie.ts';
+import { passwordHashingStats } from '../../src/accounts/password-hash.ts';
+import { createSignInLimiter } from '../../src/accounts/sign-in-limit.ts';
 import { db, postgresCountersPool } from '../../src/db/client.ts';
 import { RateLimitedError } from '../../src/errors.ts';
 import { passwordHashing, signInFailures, trustedDeviceMs } from '../../src/limits.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createWorkQueue } from '../../src/auth/work-queue.ts';
+import { createWorkQueue } from '../../src/accounts/work-queue.ts';
 import { RateLimitedError, ServiceBusyError } from '../../src/errors.ts';
 
 /** A piece of work the test ends by hand, recording when it started. */

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { verifyPassword } from '../../src/auth/password.ts';
+import { verifyPassword } from '../../src/accounts/password-hash.ts';
 import { runCommand } from '../../src/cli/run-command.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { closeDatabase, db, openDatabase } from '../../src/db/client.ts';
-import { usableSetupLink } from '../../src/services/setup-links.ts';
+import { usableSetupLink } from '../../src/accounts/setup-links.ts';
 import { freshDatabaseEnv } from '../support/database.ts';
 
 // runCommand opens and closes the database itself, as the real command line does.

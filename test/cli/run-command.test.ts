@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { inputLengths } from '../../src/limits.ts';
 import { closeDatabase, db, openDatabase } from '../../src/db/client.ts';
 import { postgresMigrationsDir, readMigrations, sqliteMigrationsDir } from '../../src/db/migrate.ts';
-import { authenticateToken } from '../../src/services/tokens.ts';
+import { authenticateToken } from '../../src/accounts/tokens.ts';
 import { freshDatabaseEnv } from '../support/database.ts';
 
 // runCommand opens and closes the database itself, as the real command line does, so this file

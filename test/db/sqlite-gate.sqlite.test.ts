@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { openTransaction, turns } from '../support/open-transaction.ts';
-import { createAccount } from '../../src/services/accounts.ts';
+import { createAccount } from '../../src/accounts/accounts.ts';
 
 await useTestDatabase();
 

@@ -3,7 +3,7 @@ import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import type { CrashStep } from '../../src/jobs/crash-points.ts';
 import { jobNames } from '../../src/jobs/release-jobs.ts';
-import { updateAccount } from '../../src/services/accounts.ts';
+import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow } from '../../src/services/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie } from '../support/factories.ts';

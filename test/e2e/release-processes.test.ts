@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db } from '../../src/db/client.ts';
-import { updateAccount } from '../../src/services/accounts.ts';
+import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow } from '../../src/services/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';

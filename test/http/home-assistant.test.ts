@@ -3,7 +3,7 @@ import { seedLibrary } from '../../bench/seed-library.ts';
 import { db } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
 import { homeAssistantSummary, listLimits } from '../../src/limits.ts';
-import { updateAccount } from '../../src/services/accounts.ts';
+import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow, setWatched } from '../../src/services/library.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';

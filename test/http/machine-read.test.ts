@@ -3,7 +3,7 @@ import { db, queryCounter } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
 import { storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
 import { setFollow, setWatched } from '../../src/services/library.ts';
-import { updateAccount } from '../../src/services/accounts.ts';
+import { updateAccount } from '../../src/accounts/accounts.ts';
 import { generateToken, isWellFormedToken } from '../../src/auth/token-format.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';

@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
 import { jobNames } from '../../src/jobs/release-jobs.ts';
-import { updateAccount } from '../../src/services/accounts.ts';
+import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow } from '../../src/services/library.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';

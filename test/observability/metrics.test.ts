@@ -3,7 +3,7 @@ import { jobNames } from '../../src/jobs/release-jobs.ts';
 import { createMetrics } from '../../src/metrics/metrics.ts';
 import { knownOperationNames } from '../../src/metrics/operation-names.ts';
 import { waitFor } from '../jobs/support/job-store-harness.ts';
-import { updateAccount } from '../../src/services/accounts.ts';
+import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow } from '../../src/services/library.ts';
 import { startCatalogServer } from '../catalog/support/catalog-server.ts';
 import { tmdbRoute } from '../catalog/support/tmdb-fixture.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { ConflictError, InputError, NotFoundError } from '../../src/errors.ts';
-import { createAccount, findAccountByName, listAccounts, presentAccount, updateAccount } from '../../src/services/accounts.ts';
+import { createAccount, findAccountByName, listAccounts, presentAccount, updateAccount } from '../../src/accounts/accounts.ts';
 import { useTestDatabase } from '../support/database.ts';
 
 await useTestDatabase();

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { updateAccount } from '../../src/services/accounts.ts';
+import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow, setWatched } from '../../src/services/library.ts';
 import { json, traktMoviePlay } from '../import/fixtures.ts';
 import { useTestApp } from '../support/database.ts';

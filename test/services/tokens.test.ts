@@ -5,13 +5,13 @@ import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { generateToken, isWellFormedToken } from '../../src/auth/token-format.ts';
 import { closeDatabase, db, openDatabase, queryCounter, settleUnawaitedWrites } from '../../src/db/client.ts';
 import { NotFoundError } from '../../src/errors.ts';
-import { createAccount } from '../../src/services/accounts.ts';
+import { createAccount } from '../../src/accounts/accounts.ts';
 import {
   authenticateToken,
   regenerateToken,
   showToken,
   showWebhookSecret,
-} from '../../src/services/tokens.ts';
+} from '../../src/accounts/tokens.ts';
 import { useTestDatabase } from '../support/database.ts';
 
 const config = await useTestDatabase();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { App } from '../../src/app.ts';
 import { settleUnawaitedWrites } from '../../src/db/client.ts';
-import { createAccount, type AccountRole } from '../../src/services/accounts.ts';
+import { createAccount, type AccountRole } from '../../src/accounts/accounts.ts';
 
 /** The origin tests' requests go to (test/support/http.ts uses the same). */
 export const testOrigin = 'http://airdate.test';

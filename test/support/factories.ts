@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { db } from '../../src/db/client.ts';
-import { showToken } from '../../src/services/tokens.ts';
-import { createAccount } from '../../src/services/accounts.ts';
+import { showToken } from '../../src/accounts/tokens.ts';
+import { createAccount } from '../../src/accounts/accounts.ts';
 
 let serial = 0;
 /** A unique positive number for external ids and names within this test process. */

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { App } from '../../src/app.ts';
-import { sessionFromRequest } from '../../src/auth/sessions.ts';
+import { sessionFromRequest } from '../../src/accounts/sessions.ts';
 import type { TestOidcProvider } from './oidc-provider.ts';
 
 /** The origin test requests are sent to; the provider's client is registered with its callback. */

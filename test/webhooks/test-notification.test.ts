@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { updateAccount } from '../../src/services/accounts.ts';
+import { updateAccount } from '../../src/accounts/accounts.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { graphql } from '../support/http.ts';

@@ -2,11 +2,11 @@ import { db } from '../db/client.ts';
 import { ConflictError, InputError, NotFoundError } from '../errors.ts';
 import type { Account, Prisma } from '../generated/prisma/client.ts';
 import { refuseCompatibilityCharacters, refuseLookAlike } from './account-names.ts';
-import { isUniqueViolation } from './prisma-errors.ts';
+import { isUniqueViolation } from '../services/prisma-errors.ts';
 import { canonicalTimeZone } from '../feeds/dates.ts';
 import { inputLengths, transactionTimes } from '../limits.ts';
 import { exceedsLength, quoted } from '../value-bounds.ts';
-import { hashPassword } from '../auth/password.ts';
+import { hashPassword } from './password-hash.ts';
 
 /** What the command line prints and other tools read about an account. */
 export interface PresentedAccount {

@@ -1,9 +1,9 @@
-import { clearCookieHeader, endSessions } from '../auth/sessions.ts';
+import { clearCookieHeader, endSessions } from './sessions.ts';
 import { db } from '../db/client.ts';
 import { NotFoundError, SessionRequiredError } from '../errors.ts';
 import { listLimits, sessionTimes } from '../limits.ts';
-import { changeOwnPassword } from '../services/passwords.ts';
-import { builder } from './builder.ts';
+import { changeOwnPassword } from './passwords.ts';
+import { builder } from '../schema/builder.ts';
 import { requireSession, signInAs } from './session-guard.ts';
 
 /**

@@ -2,7 +2,7 @@
  * Whether an OpenID issuer URL may be plain http: only on the loopback interface (a provider on
  * the same machine, and the tests' provider), where nobody on the network can read the
  * authorization code, the tokens or the client secret. Every other issuer must be https:
- * config.ts refuses it at startup, and only for a loopback issuer does src/auth/oidc.ts give
+ * config.ts refuses it at startup, and only for a loopback issuer does src/accounts/single-sign-on/oidc.ts give
  * openid-client `allowInsecureRequests`. Kept apart from oidc.ts so config.ts need not load
  * openid-client.
  */

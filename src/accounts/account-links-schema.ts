@@ -1,7 +1,7 @@
-import { showToken } from '../services/tokens.ts';
-import { builder } from './builder.ts';
+import { showToken } from './tokens.ts';
+import { builder } from '../schema/builder.ts';
 import { webContext } from './session-guard.ts';
-import type { GraphQLContext } from './context.ts';
+import type { GraphQLContext } from '../schema/context.ts';
 
 /**
  * The machine URLs the developer settings offer for copying, built on the origin people open the

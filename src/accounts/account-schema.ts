@@ -1,10 +1,10 @@
 import { db } from '../db/client.ts';
 import type { Account } from '../generated/prisma/client.ts';
-import { storedSummaryProfile, updateAccount } from '../services/accounts.ts';
-import { regenerateToken, showToken, showWebhookSecret } from '../services/tokens.ts';
-import { builder } from './builder.ts';
-import { writeErrors } from './errors.ts';
-import { selectsOnly } from './selection.ts';
+import { storedSummaryProfile, updateAccount } from './accounts.ts';
+import { regenerateToken, showToken, showWebhookSecret } from './tokens.ts';
+import { builder } from '../schema/builder.ts';
+import { writeErrors } from '../schema/errors.ts';
+import { selectsOnly } from '../schema/selection.ts';
 
 /** What GET /api/machine/summary answers for the account (README "Summary"). */
 const SummaryProfileEnum = builder.enumType('SummaryProfile', {

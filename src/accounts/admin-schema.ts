@@ -1,12 +1,12 @@
 import { listLimits } from '../limits.ts';
-import { adminAccount, listAccountsForAdmin, removeAccount, requireAdmin, setAccountRole, type AdminAccount } from '../services/account-admin.ts';
-import { createAccount } from '../services/accounts.ts';
-import { setPassword } from '../services/passwords.ts';
-import { createSetupLink, setupLinkUrl } from '../services/setup-links.ts';
-import type { GraphQLContext } from './context.ts';
-import { builder } from './builder.ts';
-import { AccountRoleEnum, storedRole } from './account-security.ts';
-import { listPage, pageDescriptions, pagedComplexity } from './pages.ts';
+import { adminAccount, listAccountsForAdmin, removeAccount, requireAdmin, setAccountRole, type AdminAccount } from './account-admin.ts';
+import { createAccount } from './accounts.ts';
+import { setPassword } from './passwords.ts';
+import { createSetupLink, setupLinkUrl } from './setup-links.ts';
+import type { GraphQLContext } from '../schema/context.ts';
+import { builder } from '../schema/builder.ts';
+import { AccountRoleEnum, storedRole } from './account-security-schema.ts';
+import { listPage, pageDescriptions, pagedComplexity } from '../schema/pages.ts';
 import { nameTakenAsInput, requireSession } from './session-guard.ts';
 
 /**

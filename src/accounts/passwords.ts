@@ -1,7 +1,7 @@
-import { checkPasswordRules, dummyVerify, hashPassword, verifyPassword } from '../auth/password.ts';
-import { endSessions } from '../auth/sessions.ts';
-import type { TrustedDevice } from '../auth/device-cookie.ts';
-import type { Reservation, SignInLimiter } from '../auth/sign-in-limit.ts';
+import { checkPasswordRules, dummyVerify, hashPassword, verifyPassword } from './password-hash.ts';
+import { endSessions } from './sessions.ts';
+import type { TrustedDevice } from './device-cookie.ts';
+import type { Reservation, SignInLimiter } from './sign-in-limit.ts';
 import { db } from '../db/client.ts';
 import { InputError, NotFoundError, WrongCredentialsError } from '../errors.ts';
 import type { Account } from '../generated/prisma/client.ts';

@@ -1,7 +1,7 @@
 import { inputLengths } from '../limits.ts';
-import { authenticateToken, type AuthenticatedAccount } from '../services/tokens.ts';
+import { authenticateToken, type AuthenticatedAccount } from './tokens.ts';
 import { exceedsLength } from '../value-bounds.ts';
-import { HttpError } from './responses.ts';
+import { HttpError } from '../http/responses.ts';
 
 /** Where an endpoint accepts the token from (machine-api.md §5, decisions.md "Paths"). */
 export type TokenPlacement = 'header-or-query' | 'header-only';

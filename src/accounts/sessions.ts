@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { db, unawaitedWrite } from '../db/client.ts';
 import { isSecureOrigin, type WebSettings } from '../http/public-origin.ts';
 import { sessionTimes, sessionUserAgentChars } from '../limits.ts';
-import type { AuthenticatedAccount } from '../services/tokens.ts';
-import { safeEqual, sha256Hex } from './crypto.ts';
+import type { AuthenticatedAccount } from './tokens.ts';
+import { safeEqual, sha256Hex } from '../auth/crypto.ts';
 
 /**
  * Sessions of the web app: an opaque random id (32 bytes, base64url) in an HttpOnly,

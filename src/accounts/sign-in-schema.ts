@@ -1,11 +1,11 @@
-import { trustedDevice } from '../auth/device-cookie.ts';
-import { clearCookieHeader, endSession } from '../auth/sessions.ts';
+import { trustedDevice } from './device-cookie.ts';
+import { clearCookieHeader, endSession } from './sessions.ts';
 import { db } from '../db/client.ts';
 import { ForbiddenError } from '../errors.ts';
-import { createAccount } from '../services/accounts.ts';
-import { signInWithPassword } from '../services/passwords.ts';
-import { redeemSetupLink, setupRequired, usableSetupLink } from '../services/setup-links.ts';
-import { builder } from './builder.ts';
+import { createAccount } from './accounts.ts';
+import { signInWithPassword } from './passwords.ts';
+import { redeemSetupLink, setupRequired, usableSetupLink } from './setup-links.ts';
+import { builder } from '../schema/builder.ts';
 import { nameTakenAsInput, signInAs, webContext } from './session-guard.ts';
 
 /**

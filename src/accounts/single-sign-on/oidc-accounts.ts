@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { db } from '../db/client.ts';
-import { inputLengths } from '../limits.ts';
-import { ConflictError } from '../errors.ts';
-import { insertAccount } from '../services/accounts.ts';
-import { isUniqueViolation } from '../services/prisma-errors.ts';
+import { db } from '../../db/client.ts';
+import { inputLengths } from '../../limits.ts';
+import { ConflictError } from '../../errors.ts';
+import { insertAccount } from '../accounts.ts';
+import { isUniqueViolation } from '../../services/prisma-errors.ts';
 import type { VerifiedIdentity } from './oidc.ts';
 import { OidcError } from './oidc.ts';
 

@@ -3,7 +3,7 @@ import { secretKey } from '../auth/secret-key.ts';
 import { generateToken, generateWebhookSecret, isWellFormedToken } from '../auth/token-format.ts';
 import { db, fastReader, unawaitedWrite } from '../db/client.ts';
 import { NotFoundError } from '../errors.ts';
-import { isForeignKeyViolation, isUniqueViolation } from './prisma-errors.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../services/prisma-errors.ts';
 
 /** The account a valid token acts for, with the versions feed caches are keyed by. */
 export interface AuthenticatedAccount {

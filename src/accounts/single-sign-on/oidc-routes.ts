@@ -1,13 +1,13 @@
 import { Response } from '@whatwg-node/fetch';
-import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
-import { oidcLengths, oidcTimes } from '../limits.ts';
-import { createOidcClient, OidcError, type OidcClient } from '../auth/oidc.ts';
-import { accountForIdentity, linkIdentity } from '../auth/oidc-accounts.ts';
-import { clearStateCookie, readStateCookie, safeReturnTo, stateCookie } from '../auth/oidc-state.ts';
-import { sessionFromRequest, startSession } from '../auth/sessions.ts';
-import { HttpError } from './responses.ts';
-import { publicOrigin } from './public-origin.ts';
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../log.ts';
+import { oidcLengths, oidcTimes } from '../../limits.ts';
+import { createOidcClient, OidcError, type OidcClient } from './oidc.ts';
+import { accountForIdentity, linkIdentity } from './oidc-accounts.ts';
+import { clearStateCookie, readStateCookie, safeReturnTo, stateCookie } from './oidc-state.ts';
+import { sessionFromRequest, startSession } from '../sessions.ts';
+import { HttpError } from '../../http/responses.ts';
+import { publicOrigin } from '../../http/public-origin.ts';
 
 /** Where the provider sends people back to; register `<public origin>` + this at the provider. */
 export const oidcCallbackPath = '/auth/oidc/callback';
