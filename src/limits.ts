@@ -102,7 +102,7 @@ export const listLimits = {
  * integration builds fits Home Assistant: the recorder drops a state's attributes whose JSON passes
  * 16 384 bytes, and a state longer than 255 characters makes the sensor `unknown`. Texts are
  * measured in "JSON cost": the most bytes they take in a JSON string, as UTF-8 or as Python's
- * json.dumps writes them (ASCII, `\uXXXX` escapes), whichever is more (src/rest/home-assistant-summary.ts).
+ * json.dumps writes them (ASCII, `\uXXXX` escapes), whichever is more (src/feeds/home-assistant-summary.ts).
  */
 export const homeAssistantSummary = {
   /** Home Assistant's limits. */

@@ -1,7 +1,7 @@
 import { calendarDefaults, calendarMaxDays, loadCalendar, type AccountCalendar, type CalendarEvent } from '../services/calendar.ts';
 import { fieldCosts, listLimits } from '../limits.ts';
 import { builder } from './builder.ts';
-import { FeedItemKind } from './feeds.ts';
+import { FeedItemKind } from '../feeds/feeds-schema.ts';
 import { listPage, pageDescriptions, pagedComplexity, pageOf } from './pages.ts';
 
 const eventPage = pageDescriptions(listLimits.calendarEvents, 'events');

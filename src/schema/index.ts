@@ -6,7 +6,7 @@ import '../accounts/account-security-schema.ts';
 import '../accounts/sign-in-schema.ts';
 import '../accounts/admin-schema.ts';
 import './library.ts';
-import './feeds.ts';
+import '../feeds/feeds-schema.ts';
 import '../imports/import-schema.ts';
 import './export.ts';
 import './calendar.ts';

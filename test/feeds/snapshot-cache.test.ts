@@ -5,7 +5,7 @@ import { localDate } from '../../src/feeds/dates.ts';
 import { loadSnapshot } from '../../src/feeds/load-snapshot.ts';
 import { computeFeeds } from '../../src/feeds/rules.ts';
 import { defaultSnapshotEpisodeCapacity, keptSnapshots, setSnapshotEpisodeCapacity, snapshotOf } from '../../src/feeds/snapshot-cache.ts';
-import { getFeeds } from '../../src/services/feeds.ts';
+import { getFeeds } from '../../src/feeds/feeds-service.ts';
 import { setFollow, setWatched } from '../../src/services/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';

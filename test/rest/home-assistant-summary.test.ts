@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { homeAssistantSummary } from '../../src/limits.ts';
-import { fitJsonCost, jsonTextCost, presentHomeAssistantSummary } from '../../src/rest/home-assistant-summary.ts';
-import type { GraphQLFeedItem, GraphQLSummary } from '../../src/rest/present-feeds.ts';
+import { fitJsonCost, jsonTextCost, presentHomeAssistantSummary } from '../../src/feeds/home-assistant-summary.ts';
+import type { GraphQLFeedItem, GraphQLSummary } from '../../src/feeds/present-feeds.ts';
 import { attributeBytes, buildSensors, characters, maxAttributeBytes, maxStateCharacters, pythonJsonDumps, sensorProblems } from '../support/home-assistant.ts';
 
 /** Texts that cost the most per character in one encoding or the other. */

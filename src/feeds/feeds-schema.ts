@@ -1,8 +1,8 @@
-import type { EpisodeFeedItem, FeedItem, SummaryCounts } from '../feeds/types.ts';
-import { getFeeds } from '../services/feeds.ts';
+import type { EpisodeFeedItem, FeedItem, SummaryCounts } from './types.ts';
+import { getFeeds } from './feeds-service.ts';
 import { fieldCosts, listLimits } from '../limits.ts';
-import { builder } from './builder.ts';
-import { listPage, pagedComplexity, pageOf } from './pages.ts';
+import { builder } from '../schema/builder.ts';
+import { listPage, pagedComplexity, pageOf } from '../schema/pages.ts';
 
 /** episode, movie or game: the kinds of feed and calendar items. */
 export const FeedItemKind = builder.enumType('FeedItemKind', {
