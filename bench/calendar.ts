@@ -3,7 +3,7 @@ import { db } from '../src/db/client.ts';
 import { icsDocument, renderIcs, type IcsEvent } from '../src/rest/calendar-ics.ts';
 import { calendarRenderCount } from '../src/rest/calendar-route.ts';
 import { loadCalendar } from '../src/services/calendar.ts';
-import { setFollow, setWatched } from '../src/services/library.ts';
+import { setFollow, setWatched } from '../src/library/library.ts';
 import { startBenchApp } from './bench-app.ts';
 import { seedIssueLibrary } from './seed-library.ts';
 

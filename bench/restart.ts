@@ -9,7 +9,7 @@ import { closeDatabase, db, openDatabase } from '../src/db/client.ts';
 import { updateAccount } from '../src/accounts/accounts.ts';
 import { syncOfflineCatalog } from '../src/catalog/catalog-service.ts';
 import { createOfflineProvider } from '../src/catalog/offline-catalog.ts';
-import { setFollow } from '../src/services/library.ts';
+import { setFollow } from '../src/library/library.ts';
 import { makeAccount } from '../test/support/factories.ts';
 import { startServer, type ServerProcess } from '../test/support/processes.ts';
 import { buildBaselineServer, sameSchema } from './baseline-server.ts';

@@ -2,7 +2,7 @@ import { Prisma } from '../generated/prisma/client.ts';
 import type { ImportWatchEvent } from './sources/import-document.ts';
 import { insertRows, selectIn } from '../services/bulk-sql.ts';
 import { chunks, prismaListValues } from '../db/limits.ts';
-import { itemColumn, type FollowKind, type WatchKind } from '../services/library.ts';
+import { itemColumn, type FollowKind, type WatchKind } from '../library/library.ts';
 
 /**
  * The account side of an import, inside its transaction: follow/archive states, watch history

@@ -5,7 +5,7 @@ import '../accounts/account-schema.ts';
 import '../accounts/account-security-schema.ts';
 import '../accounts/sign-in-schema.ts';
 import '../accounts/admin-schema.ts';
-import './library.ts';
+import '../library/library-schema.ts';
 import '../feeds/feeds-schema.ts';
 import '../imports/import-schema.ts';
 import './export.ts';

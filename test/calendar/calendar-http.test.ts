@@ -3,7 +3,7 @@ import { storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
 import { db, queryCounter } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
 import { calendarRenderCount } from '../../src/rest/calendar-route.ts';
-import { setFollow, setWatched } from '../../src/services/library.ts';
+import { setFollow, setWatched } from '../../src/library/library.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';

@@ -7,7 +7,7 @@ import { createTvdbProvider } from '../../src/catalog/tvdb-provider.ts';
 import { loadConfig } from '../../src/config.ts';
 import { db } from '../../src/db/client.ts';
 import { createCatalogService } from '../../src/catalog/catalog-service.ts';
-import { setFollow } from '../../src/services/library.ts';
+import { setFollow } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { deadUrl, startCatalogServer } from './support/catalog-server.ts';

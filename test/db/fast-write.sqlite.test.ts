@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db } from '../../src/db/client.ts';
-import { setWatched } from '../../src/services/library.ts';
+import { setWatched } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
 import { openTransaction, turns } from '../support/open-transaction.ts';

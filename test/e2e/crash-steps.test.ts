@@ -4,7 +4,7 @@ import { db } from '../../src/db/client.ts';
 import type { CrashStep } from '../../src/jobs/crash-points.ts';
 import { jobNames } from '../../src/jobs/release-jobs.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
-import { setFollow } from '../../src/services/library.ts';
+import { setFollow } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie } from '../support/factories.ts';
 import { jobRows } from '../support/jobs.ts';

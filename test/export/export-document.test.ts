@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { setWatched } from '../../src/services/library.ts';
+import { setWatched } from '../../src/library/library.ts';
 import { collectExport, loadExportHead } from '../../src/services/export.ts';
 import { db } from '../../src/db/client.ts';
 import { useTestApp } from '../support/database.ts';

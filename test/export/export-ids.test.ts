@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
 import { db } from '../../src/db/client.ts';
 import { parseAirdateExport } from '../../src/imports/sources/parse-airdate.ts';
-import { setFollow, setWatched } from '../../src/services/library.ts';
+import { setFollow, setWatched } from '../../src/library/library.ts';
 import { startCatalogServer } from '../catalog/support/catalog-server.ts';
 import { tmdbRoute, type TmdbMovie, type TmdbShow } from '../catalog/support/tmdb-fixture.ts';
 import { useTestApp } from '../support/database.ts';

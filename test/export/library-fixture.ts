@@ -1,7 +1,7 @@
 import { storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
 import type { CatalogRecord } from '../../src/catalog/provider.ts';
 import { db } from '../../src/db/client.ts';
-import { setFollow, setWatched, type WatchKind } from '../../src/services/library.ts';
+import { setFollow, setWatched, type WatchKind } from '../../src/library/library.ts';
 import { makeAccount } from '../support/factories.ts';
 
 /** Next free external id: above what `unique()` hands out, within PostgreSQL's 32-bit integer. */

@@ -6,7 +6,7 @@ import { loadSnapshot } from '../../src/feeds/load-snapshot.ts';
 import { computeFeeds } from '../../src/feeds/rules.ts';
 import { defaultSnapshotEpisodeCapacity, keptSnapshots, setSnapshotEpisodeCapacity, snapshotOf } from '../../src/feeds/snapshot-cache.ts';
 import { getFeeds } from '../../src/feeds/feeds-service.ts';
-import { setFollow, setWatched } from '../../src/services/library.ts';
+import { setFollow, setWatched } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';
 import { createRandom } from './factories.ts';

@@ -4,7 +4,7 @@ import { db } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
 import { listLimits, reportListWeight } from '../../src/limits.ts';
 import { schema } from '../../src/schema/index.ts';
-import { setFollow, setWatched } from '../../src/services/library.ts';
+import { setFollow, setWatched } from '../../src/library/library.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow, unique } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';

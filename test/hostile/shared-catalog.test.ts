@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
 import { catalogLengths, maxIntColumn } from '../../src/limits.ts';
-import { setFollow } from '../../src/services/library.ts';
+import { setFollow } from '../../src/library/library.ts';
 import { json } from '../import/fixtures.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow, unique } from '../support/factories.ts';

@@ -1,5 +1,5 @@
 import { db } from '../../src/db/client.ts';
-import { setFollow, setWatched } from '../../src/services/library.ts';
+import { setFollow, setWatched } from '../../src/library/library.ts';
 import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';
 
 /** Fuzz runs: fixed in CI (deterministic), more with AIRDATE_FUZZ_RUNS, another seed with AIRDATE_FUZZ_SEED. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
-import { setFollow } from '../../src/services/library.ts';
+import { setFollow } from '../../src/library/library.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
 import { call } from '../support/http.ts';

@@ -4,7 +4,7 @@ import { db } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
 import { homeAssistantSummary, listLimits } from '../../src/limits.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
-import { setFollow, setWatched } from '../../src/services/library.ts';
+import { setFollow, setWatched } from '../../src/library/library.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
 import { attributeBytes, buildSensors, characters, sensorProblems } from '../support/home-assistant.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
 import { restRoutes } from '../../src/rest/rest-routes.ts';
-import { setFollow } from '../../src/services/library.ts';
+import { setFollow } from '../../src/library/library.ts';
 import { Browser, signedInPerson } from '../support/browser.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';

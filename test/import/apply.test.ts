@@ -5,7 +5,7 @@ import { parseTraktFile } from '../../src/imports/sources/parse-trakt.ts';
 import { parseTvTimeFiles } from '../../src/imports/sources/parse-tvtime.ts';
 import type { ImportDocument, ImportShow, ImportTitle } from '../../src/imports/sources/import-document.ts';
 import { applyImportDocument, applyImportDocuments, sliceWeight } from '../../src/imports/import-service.ts';
-import { setFollow, setWatched } from '../../src/services/library.ts';
+import { setFollow, setWatched } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeShow, unique } from '../support/factories.ts';
 import { json, traktEpisodePlay, traktMoviePlay, traktShow, tvTimeTrackingV2, tvTimeWatch } from './fixtures.ts';

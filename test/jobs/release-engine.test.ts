@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.ts';
 import { jobNames, queueStrandedDeliveries } from '../../src/jobs/release-jobs.ts';
 import { recordReleaseNotifications } from '../../src/services/releases.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
-import { setFollow } from '../../src/services/library.ts';
+import { setFollow } from '../../src/library/library.ts';
 import { showWebhookSecret } from '../../src/accounts/tokens.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { jobNames } from '../../src/jobs/release-jobs.ts';
-import { setFollow } from '../../src/services/library.ts';
+import { setFollow } from '../../src/library/library.ts';
 import { startCatalogServer } from '../catalog/support/catalog-server.ts';
 import { tmdbRoute } from '../catalog/support/tmdb-fixture.ts';
 import { useTestApp } from '../support/database.ts';

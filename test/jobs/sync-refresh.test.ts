@@ -6,7 +6,7 @@ import { db } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
 import { jobNames } from '../../src/jobs/release-jobs.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
-import { setFollow } from '../../src/services/library.ts';
+import { setFollow } from '../../src/library/library.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { call } from '../support/http.ts';

@@ -4,7 +4,7 @@ import { createMetrics } from '../../src/metrics/metrics.ts';
 import { knownOperationNames } from '../../src/metrics/operation-names.ts';
 import { waitFor } from '../jobs/support/job-store-harness.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
-import { setFollow } from '../../src/services/library.ts';
+import { setFollow } from '../../src/library/library.ts';
 import { startCatalogServer } from '../catalog/support/catalog-server.ts';
 import { tmdbRoute } from '../catalog/support/tmdb-fixture.ts';
 import { json, traktMoviePlay } from '../import/fixtures.ts';

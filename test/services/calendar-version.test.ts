@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
-import { setFollow, setWatched } from '../../src/services/library.ts';
+import { setFollow, setWatched } from '../../src/library/library.ts';
 import { json, traktMoviePlay } from '../import/fixtures.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow, unique } from '../support/factories.ts';

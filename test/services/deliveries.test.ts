@@ -5,7 +5,7 @@ import { db } from '../../src/db/client.ts';
 import { InputError, NotFoundError } from '../../src/errors.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
 import { deliverNotification, findDueNotifications, findStrandedNotifications, prepareRedelivery } from '../../src/services/deliveries.ts';
-import { setFollow } from '../../src/services/library.ts';
+import { setFollow } from '../../src/library/library.ts';
 import { findNewReleases, recordReleaseNotifications } from '../../src/services/releases.ts';
 import { showWebhookSecret } from '../../src/accounts/tokens.ts';
 import { maxDeliveryAttempts } from '../../src/webhooks/retry-schedule.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import { InputError, NotFoundError } from '../../src/errors.ts';
-import { setFollow, setWatched } from '../../src/services/library.ts';
+import { setFollow, setWatched } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';
 
