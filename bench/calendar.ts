@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { db } from '../src/db/client.ts';
-import { icsDocument, renderIcs, type IcsEvent } from '../src/rest/calendar-ics.ts';
-import { calendarRenderCount } from '../src/rest/calendar-route.ts';
-import { loadCalendar } from '../src/services/calendar.ts';
+import { icsDocument, renderIcs, type IcsEvent } from '../src/calendar/calendar-ics.ts';
+import { calendarRenderCount } from '../src/calendar/calendar-route.ts';
+import { loadCalendar } from '../src/calendar/calendar-service.ts';
 import { setFollow, setWatched } from '../src/library/library.ts';
 import { startBenchApp } from './bench-app.ts';
 import { seedIssueLibrary } from './seed-library.ts';

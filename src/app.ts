@@ -23,7 +23,7 @@ import { checkHost, clientAddress } from './http/public-origin.ts';
 import { initSessions, sessionCookieValue, sessionFromRequest } from './accounts/sessions.ts';
 import { createSignInLimiter } from './accounts/sign-in-limit.ts';
 import { availableImportSources } from './imports/sources/import-sources.ts';
-import { createCalendarHandler } from './rest/calendar-route.ts';
+import { createCalendarHandler } from './calendar/calendar-route.ts';
 import { createExportHandler } from './rest/export-route.ts';
 import { schema } from './schema/index.ts';
 import { createCatalogProviders } from './catalog/providers.ts';

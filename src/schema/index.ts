@@ -9,7 +9,7 @@ import '../library/library-schema.ts';
 import '../feeds/feeds-schema.ts';
 import '../imports/import-schema.ts';
 import './export.ts';
-import './calendar.ts';
+import '../calendar/calendar-schema.ts';
 import './notifications.ts';
 import '../imports/pending-imports-schema.ts';
 import './webhook-test.ts';

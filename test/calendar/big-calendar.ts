@@ -1,4 +1,4 @@
-import type { IcsEvent } from '../../src/rest/calendar-ics.ts';
+import type { IcsEvent } from '../../src/calendar/calendar-ics.ts';
 
 /**
  * A fixed 6 000-event calendar shaped like a 500-show account's (the issue's size): episodes of

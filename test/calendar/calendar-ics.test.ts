@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldLines } from 'ical-generator';
-import { foldIcsLines, icsDocument, icsText, renderIcs, type IcsEvent, type WrittenEvent } from '../../src/rest/calendar-ics.ts';
+import { foldIcsLines, icsDocument, icsText, renderIcs, type IcsEvent, type WrittenEvent } from '../../src/calendar/calendar-ics.ts';
 import { bigCalendar } from './big-calendar.ts';
 import { expectWellFormedLines, parseBoth, parseWithIcalJs, parseWithNodeIcal } from './parse-ics.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db, queryCounter } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/feeds/dates.ts';
-import { calendarUid, loadCalendar, showsPerRead } from '../../src/services/calendar.ts';
+import { calendarUid, loadCalendar, showsPerRead } from '../../src/calendar/calendar-service.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HttpError } from '../../http/responses.ts';
 import { inputLengths, listLimits, maxIntColumn } from '../../limits.ts';
-import { calendarDefaults, calendarKinds, calendarMaxDays } from '../../services/calendar.ts';
+import { calendarDefaults, calendarKinds, calendarMaxDays } from '../../calendar/calendar-service.ts';
 import { importTimeZoneProblem } from '../../imports/import-upload.ts';
 import { canonicalTimeZone } from '../../feeds/dates.ts';
 

@@ -6,7 +6,7 @@ import { InputError } from '../errors.ts';
 import { yieldToEventLoop } from '../event-loop.ts';
 import { addDays, episodeCode, isValidLocalDate, localDate } from '../feeds/dates.ts';
 import type { LocalDate } from '../feeds/types.ts';
-import { createAccountCache } from './account-cache.ts';
+import { createAccountCache } from '../services/account-cache.ts';
 
 /** What a calendar can hold, in the order `?kinds=` lists them by default. */
 export const calendarKinds = ['episode', 'movie', 'game'] as const;
