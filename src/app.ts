@@ -24,7 +24,7 @@ import { initSessions, sessionCookieValue, sessionFromRequest } from './accounts
 import { createSignInLimiter } from './accounts/sign-in-limit.ts';
 import { availableImportSources } from './imports/sources/import-sources.ts';
 import { createCalendarHandler } from './calendar/calendar-route.ts';
-import { createExportHandler } from './rest/export-route.ts';
+import { createExportHandler } from './export/export-route.ts';
 import { schema } from './schema/index.ts';
 import { createCatalogProviders } from './catalog/providers.ts';
 import { createCatalogService } from './catalog/catalog-service.ts';

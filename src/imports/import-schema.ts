@@ -6,7 +6,7 @@ import type { ImportCounts, ImportNote, ImportSkipped, ImportUnmatched } from '.
 import { importUploads, type ImportSummary } from './import-upload.ts';
 import { builder } from '../schema/builder.ts';
 import { ErrorInterface } from '../schema/errors.ts';
-import { ExternalIdsRef } from '../schema/export.ts';
+import { ExternalIdsRef } from '../export/export-schema.ts';
 
 const ImportSourceEnum = builder.enumType('ImportSource', {
   description: 'Where an import comes from (POST /api/import/{source} takes the same names in lower case).',

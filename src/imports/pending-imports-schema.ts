@@ -1,7 +1,7 @@
 import type { ExternalIds } from '../catalog/provider.ts';
 import { listLimits, pendingImports } from '../limits.ts';
 import { builder } from '../schema/builder.ts';
-import { ExternalIdsRef } from '../schema/export.ts';
+import { ExternalIdsRef } from '../export/export-schema.ts';
 import { listPage, pageDescriptions, pagedComplexity } from '../schema/pages.ts';
 
 // Unmatched import items kept with the account and retried when the catalog is refreshed

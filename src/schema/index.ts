@@ -8,7 +8,7 @@ import '../accounts/admin-schema.ts';
 import '../library/library-schema.ts';
 import '../feeds/feeds-schema.ts';
 import '../imports/import-schema.ts';
-import './export.ts';
+import '../export/export-schema.ts';
 import '../calendar/calendar-schema.ts';
 import './notifications.ts';
 import '../imports/pending-imports-schema.ts';

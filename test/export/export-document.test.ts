@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setWatched } from '../../src/library/library.ts';
-import { collectExport, loadExportHead } from '../../src/services/export.ts';
+import { collectExport, loadExportHead } from '../../src/export/export-service.ts';
 import { db } from '../../src/db/client.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { db, fastReader, queryCounter } from '../../src/db/client.ts';
-import { collectExport, failureTrailer } from '../../src/services/export.ts';
+import { collectExport, failureTrailer } from '../../src/export/export-service.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';
 import { call } from '../support/http.ts';

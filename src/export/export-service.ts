@@ -9,7 +9,7 @@ import {
   type ExportHead,
   type ExportShow,
   type ExportTitle,
-} from '../export/export-format.ts';
+} from './export-format.ts';
 import { readExportShows, readExportTitles, type ExportPage } from './export-read.ts';
 
 /**

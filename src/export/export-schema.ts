@@ -1,9 +1,9 @@
 import type { ExternalIds } from '../catalog/provider.ts';
-import type { ExportAccount, ExportEpisode, ExportShow, ExportTitle, ExportWatchEvent } from '../export/export-format.ts';
-import { collectExportSection, loadExportHead, type LoadedExportHead } from '../services/export.ts';
+import type { ExportAccount, ExportEpisode, ExportShow, ExportTitle, ExportWatchEvent } from './export-format.ts';
+import { collectExportSection, loadExportHead, type LoadedExportHead } from './export-service.ts';
 import { listLimits } from '../limits.ts';
-import { builder } from './builder.ts';
-import { listPage, pageDescriptions, pagedComplexity, pageOf } from './pages.ts';
+import { builder } from '../schema/builder.ts';
+import { listPage, pageDescriptions, pagedComplexity, pageOf } from '../schema/pages.ts';
 
 // The export document as typed data. Field names and nesting are the download's
 // (docs/export-format.md), so a query selecting every field gets the same document, except that

@@ -9,7 +9,7 @@ import {
   type ExportShow,
   type ExportTitle,
   type ExportWatchEvent,
-} from '../export/export-format.ts';
+} from './export-format.ts';
 
 /**
  * The export's reads, through the driver (`fastReader`): 100 000 history entries through Prisma

@@ -1,17 +1,17 @@
 import { Response } from '@whatwg-node/fetch';
 import type { GraphQLSchema } from 'graphql';
-import type { ExportAccount } from '../export/export-format.ts';
-import { exportFormat, exportVersion } from '../export/export-format.ts';
+import type { ExportAccount } from './export-format.ts';
+import { exportFormat, exportVersion } from './export-format.ts';
 import type { Logger } from '../log.ts';
-import { streamExportBody } from '../services/export.ts';
-import type { MachineHandler } from './machine-routes.ts';
-import { prepareOperation, runOperation } from './run-operation.ts';
+import { streamExportBody } from './export-service.ts';
+import type { MachineHandler } from '../rest/machine-routes.ts';
+import { prepareOperation, runOperation } from '../rest/run-operation.ts';
 
 /**
  * The head of the download comes from the schema like every REST answer: the same `Query.export`
  * field GraphQL clients query, so the account, its time zone and the file name follow one rule.
  * The item lists are not selected here: they are streamed by the service that resolves those
- * fields (see src/services/export.ts for why they cannot go through GraphQL execution).
+ * fields (see src/export/export-service.ts for why they cannot go through GraphQL execution).
  */
 const exportOperation = `query MachineExport { export { exportedAt fileName account { name timezone webhookUrl } } }`;
 
