@@ -2,9 +2,9 @@ import type { SignInLimiter } from '../accounts/sign-in-limit.ts';
 import type { Config } from '../config.ts';
 import type { AuthenticatedAccount } from '../accounts/tokens.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
-import type { JobQueue } from '../jobs/scheduler.ts';
+import type { JobQueue } from '../notifications/scheduler.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { WebhookTarget } from '../services/test-notification.ts';
+import type { WebhookTarget } from '../notifications/test-notification.ts';
 
 /**
  * What every GraphQL operation runs with; the edge (HTTP or REST facade) authenticates first.

@@ -10,9 +10,9 @@ import '../feeds/feeds-schema.ts';
 import '../imports/import-schema.ts';
 import '../export/export-schema.ts';
 import '../calendar/calendar-schema.ts';
-import './notifications.ts';
+import '../notifications/notifications-schema.ts';
 import '../imports/pending-imports-schema.ts';
-import './webhook-test.ts';
+import '../notifications/webhook-test-schema.ts';
 import '../accounts/account-links-schema.ts';
 
 /** The Airdate GraphQL schema: served at /graphql and run by the REST facade. */

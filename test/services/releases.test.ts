@@ -3,7 +3,7 @@ import { initSecretKey } from '../../src/auth/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow, setWatched } from '../../src/library/library.ts';
-import { findAccountsToCheck, findNewReleases, recordReleaseNotifications } from '../../src/services/releases.ts';
+import { findAccountsToCheck, findNewReleases, recordReleaseNotifications } from '../../src/notifications/releases.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';
 

@@ -4,10 +4,10 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
-import { prepareRedelivery } from '../services/deliveries.ts';
+import { prepareRedelivery } from './deliveries.ts';
 import { beforeDatabaseClose } from '../db/client.ts';
-import { createAgenda, notificationChannelOf, stopAgenda } from './create-agenda.ts';
-import { crashAt } from './crash-points.ts';
+import { createAgenda, notificationChannelOf, stopAgenda } from '../jobs/create-agenda.ts';
+import { crashAt } from '../jobs/crash-points.ts';
 import { defineReleaseJobs, queueDelivery, queueSync, scheduleRecurringJobs } from './release-jobs.ts';
 
 /** What requests may ask of the job system; every role can queue, only workers run jobs. */

@@ -1,6 +1,6 @@
-import { sendTestNotification, type TestNotificationReport } from '../services/test-notification.ts';
-import { builder } from './builder.ts';
-import { writeErrors } from './errors.ts';
+import { sendTestNotification, type TestNotificationReport } from './test-notification.ts';
+import { builder } from '../schema/builder.ts';
+import { writeErrors } from '../schema/errors.ts';
 
 const TestNotificationResult = builder.objectRef<TestNotificationReport>('TestNotificationResult').implement({
   description: 'What the receiver answered to a test notification.',

@@ -1,13 +1,13 @@
 import type { Agenda, BackoffContext } from 'agenda';
 import { currentRequestId, type Logger } from '../log.ts';
 import { noMetrics, type Metrics } from '../metrics/metrics.ts';
-import { loggedJobFailures, observedJob, requestIdKey } from './observed-job.ts';
+import { loggedJobFailures, observedJob, requestIdKey } from '../jobs/observed-job.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
-import { deliverNotification, findDueNotifications, findStrandedNotifications } from '../services/deliveries.ts';
+import { deliverNotification, findDueNotifications, findStrandedNotifications } from './deliveries.ts';
 import { retryPendingImports } from '../imports/pending-imports.ts';
-import { findAccountsToCheck, recordReleaseNotifications } from '../services/releases.ts';
+import { findAccountsToCheck, recordReleaseNotifications } from './releases.ts';
 import type { TargetPolicy } from '../webhooks/target-policy.ts';
-import type { StepReached } from './crash-points.ts';
+import type { StepReached } from '../jobs/crash-points.ts';
 
 /** The jobs of the release engine, by Agenda job name. */
 export const jobNames = {
