@@ -9,7 +9,7 @@ import autocannon from 'autocannon';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { db } from '../src/db/client.ts';
-import { localDate } from '../src/feeds/dates.ts';
+import { localDate } from '../src/time/dates.ts';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { showToken } from '../src/accounts/tokens.ts';
 import { tuneHeap } from '../src/heap-tuning.ts';

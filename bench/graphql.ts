@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { createHttpServer } from '../src/http/node-server.ts';
-import { localDate } from '../src/feeds/dates.ts';
+import { localDate } from '../src/time/dates.ts';
 import { startBenchApp } from './bench-app.ts';
 import { seedLibrary } from './seed-library.ts';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { initSecretKey } from '../src/auth/secret-key.ts';
+import { initSecretKey } from '../src/keys/secret-key.ts';
 import { loadConfig } from '../src/config.ts';
 import { closeDatabase, db, openDatabase } from '../src/db/client.ts';
 import { createAccount } from '../src/accounts/accounts.ts';

@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../src/app.ts';
-import { encryptSecret } from '../src/auth/crypto.ts';
-import { secretKey } from '../src/auth/secret-key.ts';
-import { generateWebhookSecret } from '../src/auth/token-format.ts';
+import { encryptSecret } from '../src/keys/crypto.ts';
+import { secretKey } from '../src/keys/secret-key.ts';
+import { generateWebhookSecret } from '../src/keys/token-format.ts';
 import { loadConfig } from '../src/config.ts';
 import { db } from '../src/db/client.ts';
-import { addDays, localDate } from '../src/feeds/dates.ts';
+import { addDays, localDate } from '../src/time/dates.ts';
 
 /**
  * `npm run bench:releases`: the 30-minute release check over 10 000 accounts, 1 000 of which have

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { initSecretKey } from '../src/auth/secret-key.ts';
+import { initSecretKey } from '../src/keys/secret-key.ts';
 import { loadConfig } from '../src/config.ts';
 import { closeDatabase, db, openDatabase } from '../src/db/client.ts';
 import { updateAccount } from '../src/accounts/accounts.ts';

@@ -1,5 +1,5 @@
 import { db, fastReader } from '../src/db/client.ts';
-import { insertRows } from '../src/services/bulk-sql.ts';
+import { insertRows } from '../src/db/bulk-sql.ts';
 
 /**
  * A library with a long watch history, for the export benchmark and the large round-trip test.

@@ -1,5 +1,5 @@
 import { db } from '../src/db/client.ts';
-import { addDays, localDate } from '../src/feeds/dates.ts';
+import { addDays, localDate } from '../src/time/dates.ts';
 
 /** Sizes of the benchmark library (issue: 500 shows × 50 episodes, 100 movies, 100 games). */
 export interface LibrarySize {

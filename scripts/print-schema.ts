@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { printedSchema, schemaFile } from '../src/schema/print.ts';
+import { printedSchema, schemaFile } from '../src/print-schema.ts';
 
 /** Writes schema.graphql from the Pothos schema (`npm run schema:print`). */
 writeFileSync(schemaFile, printedSchema());

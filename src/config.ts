@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { decodeSecretKey } from './auth/secret-key.ts';
+import { decodeSecretKey } from './keys/secret-key.ts';
 import { isLoopbackHttp } from './accounts/single-sign-on/oidc-issuer.ts';
 import { parseAllowedHosts } from './http/allowed-hosts.ts';
 import { parseTargetPolicy, type TargetPolicy } from './webhooks/target-policy.ts';

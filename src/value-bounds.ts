@@ -1,4 +1,4 @@
-import { isValidLocalDate } from './feeds/dates.ts';
+import { isValidLocalDate } from './time/dates.ts';
 import { catalogDateRange, catalogLengths, historyTimeRange, maxIntColumn } from './limits.ts';
 
 /**

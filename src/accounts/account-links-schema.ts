@@ -1,7 +1,7 @@
 import { showToken } from './tokens.ts';
-import { builder } from '../schema/builder.ts';
+import { builder } from '../graphql/builder.ts';
 import { webContext } from './session-guard.ts';
-import type { GraphQLContext } from '../schema/context.ts';
+import type { GraphQLContext } from '../graphql/context.ts';
 
 /**
  * The machine URLs the developer settings offer for copying, built on the origin people open the

@@ -2,9 +2,9 @@ import { db } from '../db/client.ts';
 import type { Account } from '../generated/prisma/client.ts';
 import { storedSummaryProfile, updateAccount } from './accounts.ts';
 import { regenerateToken, showToken, showWebhookSecret } from './tokens.ts';
-import { builder } from '../schema/builder.ts';
-import { writeErrors } from '../schema/errors.ts';
-import { selectsOnly } from '../schema/selection.ts';
+import { builder } from '../graphql/builder.ts';
+import { writeErrors } from '../graphql/errors.ts';
+import { selectsOnly } from '../graphql/selection.ts';
 
 /** What GET /api/machine/summary answers for the account (README "Summary"). */
 const SummaryProfileEnum = builder.enumType('SummaryProfile', {

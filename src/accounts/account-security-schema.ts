@@ -3,7 +3,7 @@ import { db } from '../db/client.ts';
 import { NotFoundError, SessionRequiredError } from '../errors.ts';
 import { listLimits, sessionTimes } from '../limits.ts';
 import { changeOwnPassword } from './passwords.ts';
-import { builder } from '../schema/builder.ts';
+import { builder } from '../graphql/builder.ts';
 import { requireSession, signInAs } from './session-guard.ts';
 
 /**

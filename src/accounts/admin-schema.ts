@@ -3,10 +3,10 @@ import { adminAccount, listAccountsForAdmin, removeAccount, requireAdmin, setAcc
 import { createAccount } from './accounts.ts';
 import { setPassword } from './passwords.ts';
 import { createSetupLink, setupLinkUrl } from './setup-links.ts';
-import type { GraphQLContext } from '../schema/context.ts';
-import { builder } from '../schema/builder.ts';
+import type { GraphQLContext } from '../graphql/context.ts';
+import { builder } from '../graphql/builder.ts';
 import { AccountRoleEnum, storedRole } from './account-security-schema.ts';
-import { listPage, pageDescriptions, pagedComplexity } from '../schema/pages.ts';
+import { listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts';
 import { nameTakenAsInput, requireSession } from './session-guard.ts';
 
 /**

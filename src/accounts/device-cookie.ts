@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { trustedDeviceMs } from '../limits.ts';
-import { decryptSecret, DecryptionError, encryptSecret } from '../auth/crypto.ts';
-import { secretKey } from '../auth/secret-key.ts';
+import { decryptSecret, DecryptionError, encryptSecret } from '../keys/crypto.ts';
+import { secretKey } from '../keys/secret-key.ts';
 import { cookieAttributes, cookieValue, ownCookieName } from './sessions.ts';
 
 /**

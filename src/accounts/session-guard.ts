@@ -1,7 +1,7 @@
 import { deviceCookie } from './device-cookie.ts';
 import { openSession, type SessionMethod } from './sessions.ts';
 import { InputError, ConflictError, SessionRequiredError } from '../errors.ts';
-import type { GraphQLContext, WebRequestContext } from '../schema/context.ts';
+import type { GraphQLContext, WebRequestContext } from '../graphql/context.ts';
 
 /**
  * Guards of the web app's operations. Those that act for the signed-in person (password,

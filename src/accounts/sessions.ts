@@ -3,7 +3,7 @@ import { db, unawaitedWrite } from '../db/client.ts';
 import { isSecureOrigin, type WebSettings } from '../http/public-origin.ts';
 import { sessionTimes, sessionUserAgentChars } from '../limits.ts';
 import type { AuthenticatedAccount } from './tokens.ts';
-import { safeEqual, sha256Hex } from '../auth/crypto.ts';
+import { safeEqual, sha256Hex } from '../keys/crypto.ts';
 
 /**
  * Sessions of the web app: an opaque random id (32 bytes, base64url) in an HttpOnly,

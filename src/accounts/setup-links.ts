@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../auth/crypto.ts';
+import { sha256Hex } from '../keys/crypto.ts';
 import { db, databaseKind } from '../db/client.ts';
 import { InputError } from '../errors.ts';
 import type { Account, Prisma } from '../generated/prisma/client.ts';

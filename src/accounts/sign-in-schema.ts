@@ -5,13 +5,13 @@ import { ForbiddenError } from '../errors.ts';
 import { createAccount } from './accounts.ts';
 import { signInWithPassword } from './passwords.ts';
 import { redeemSetupLink, setupRequired, usableSetupLink } from './setup-links.ts';
-import { builder } from '../schema/builder.ts';
+import { builder } from '../graphql/builder.ts';
 import { nameTakenAsInput, signInAs, webContext } from './session-guard.ts';
 
 /**
  * The public operations of the web app: what the sign-in page needs to know, signing in, signing
  * up (when open), first-run setup and invitations, signing out. Anonymous requests may run these
- * and nothing else (src/http/graphql-access.ts).
+ * and nothing else (src/graphql/graphql-access.ts).
  */
 
 const SsoInfoRef = builder.objectRef<{ label: string; startUrl: string }>('SsoInfo').implement({

@@ -1,9 +1,9 @@
-import { decryptSecret, encryptSecret, safeEqual, sha256Hex } from '../auth/crypto.ts';
-import { secretKey } from '../auth/secret-key.ts';
-import { generateToken, generateWebhookSecret, isWellFormedToken } from '../auth/token-format.ts';
+import { decryptSecret, encryptSecret, safeEqual, sha256Hex } from '../keys/crypto.ts';
+import { secretKey } from '../keys/secret-key.ts';
+import { generateToken, generateWebhookSecret, isWellFormedToken } from '../keys/token-format.ts';
 import { db, fastReader, unawaitedWrite } from '../db/client.ts';
 import { NotFoundError } from '../errors.ts';
-import { isForeignKeyViolation, isUniqueViolation } from '../services/prisma-errors.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/prisma-errors.ts';
 
 /** The account a valid token acts for, with the versions feed caches are keyed by. */
 export interface AuthenticatedAccount {

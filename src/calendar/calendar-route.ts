@@ -4,16 +4,16 @@ import type { GraphQLSchema } from 'graphql';
 import { Response } from '@whatwg-node/fetch';
 import { listLimits } from '../limits.ts';
 import type { Logger } from '../log.ts';
-import { createAccountCache } from '../services/account-cache.ts';
+import { createAccountCache } from '../http/account-cache.ts';
 import { calendarDays, calendarKinds, type CalendarKind } from './calendar-service.ts';
-import { localDate } from '../feeds/dates.ts';
+import { localDate } from '../time/dates.ts';
 import type { AuthenticatedAccount } from '../accounts/tokens.ts';
 import { renderIcs, type IcsEvent, type WrittenEvent } from './calendar-ics.ts';
-import type { GraphQLContext } from '../schema/context.ts';
-import type { MachineHandler } from '../rest/machine-routes.ts';
-import { prepareOperation, runOperation } from '../rest/run-operation.ts';
-import { accountCaching, matchesEtag } from '../rest/feed-bodies.ts';
-import { calendarDaysSchemas, calendarKindsSchema, queryParameter } from '../rest/openapi/request-schemas.ts';
+import type { GraphQLContext } from '../graphql/context.ts';
+import type { MachineHandler } from '../machine-routes.ts';
+import { prepareOperation, runOperation } from '../graphql/run-operation.ts';
+import { accountCaching, matchesEtag } from '../http/feed-bodies.ts';
+import { calendarDaysSchemas, calendarKindsSchema, queryParameter } from '../openapi/request-schemas.ts';
 
 const calendarOperation = `
   query CalendarFeed($past: Int, $future: Int, $kinds: [FeedItemKind!]) {

@@ -1,8 +1,8 @@
 import { calendarDefaults, calendarMaxDays, loadCalendar, type AccountCalendar, type CalendarEvent } from './calendar-service.ts';
 import { fieldCosts, listLimits } from '../limits.ts';
-import { builder } from '../schema/builder.ts';
+import { builder } from '../graphql/builder.ts';
 import { FeedItemKind } from '../feeds/feeds-schema.ts';
-import { listPage, pageDescriptions, pagedComplexity, pageOf } from '../schema/pages.ts';
+import { listPage, pageDescriptions, pagedComplexity, pageOf } from '../graphql/pages.ts';
 
 const eventPage = pageDescriptions(listLimits.calendarEvents, 'events');
 

@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { secretKey } from '../auth/secret-key.ts';
+import { secretKey } from '../keys/secret-key.ts';
 import { databaseGeneration, fastReader } from '../db/client.ts';
 import { asEpochMs } from '../db/fast-read.ts';
 import { InputError } from '../errors.ts';
 import { yieldToEventLoop } from '../event-loop.ts';
-import { addDays, episodeCode, isValidLocalDate, localDate } from '../feeds/dates.ts';
+import { addDays, episodeCode, isValidLocalDate, localDate } from '../time/dates.ts';
 import type { LocalDate } from '../feeds/types.ts';
-import { createAccountCache } from '../services/account-cache.ts';
+import { createAccountCache } from '../http/account-cache.ts';
 
 /** What a calendar can hold, in the order `?kinds=` lists them by default. */
 export const calendarKinds = ['episode', 'movie', 'game'] as const;

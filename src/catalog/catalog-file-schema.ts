@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { catalogDateRange, maxIntColumn } from '../limits.ts';
-import { isValidLocalDate } from '../feeds/dates.ts';
+import { isValidLocalDate } from '../time/dates.ts';
 import { exceedsLength, isCatalogDate, quoted } from '../value-bounds.ts';
 import type { EpisodeIds, ItemIdSource } from './provider.ts';
 

@@ -1,8 +1,8 @@
 import type { StoredCatalogItem } from './catalog-store.ts';
-import { episodeCode } from '../feeds/dates.ts';
+import { episodeCode } from '../time/dates.ts';
 import { fieldCosts, listLimits } from '../limits.ts';
-import { builder } from '../schema/builder.ts';
-import { listPage, pageDescriptions, pagedComplexity, pageOf } from '../schema/pages.ts';
+import { builder } from '../graphql/builder.ts';
+import { listPage, pageDescriptions, pagedComplexity, pageOf } from '../graphql/pages.ts';
 
 const episodePage = pageDescriptions(listLimits.episodes, 'episodes');
 const searchPage = pageDescriptions(listLimits.search, 'results');

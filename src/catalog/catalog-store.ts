@@ -1,6 +1,6 @@
 import { db } from '../db/client.ts';
 import { chunks, prismaListValues } from '../db/limits.ts';
-import { retryOnUniqueViolation } from '../services/prisma-errors.ts';
+import { retryOnUniqueViolation } from '../db/prisma-errors.ts';
 import type { Game, Movie, Prisma, Show } from '../generated/prisma/client.ts';
 import { planEpisodes, writeEpisodes, type EpisodePlan } from './catalog-store-episodes.ts';
 import {

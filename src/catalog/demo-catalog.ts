@@ -1,5 +1,5 @@
 import { InputError } from '../errors.ts';
-import { addDays, isValidLocalDate } from '../feeds/dates.ts';
+import { addDays, isValidLocalDate } from '../time/dates.ts';
 import type { OfflineCatalogFile } from './offline-catalog.ts';
 
 /**

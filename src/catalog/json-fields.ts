@@ -1,4 +1,4 @@
-import { isValidLocalDate } from '../feeds/dates.ts';
+import { isValidLocalDate } from '../time/dates.ts';
 import { CatalogHttpError } from './http-client.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { initSecretKey } from '../auth/secret-key.ts';
+import { initSecretKey } from '../keys/secret-key.ts';
 import { buildDemoCatalog } from '../catalog/demo-catalog.ts';
 import { defaultCatalogFile } from '../catalog/providers.ts';
 import type { Config } from '../config.ts';

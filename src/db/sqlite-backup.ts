@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { fsyncFile, syncFolder } from '../durable-files.ts';
+import { fsyncFile, syncFolder } from '../keys/durable-files.ts';
 import { ConflictError, InputError, messageOf } from '../errors.ts';
 import { readMigrations, sqliteMigrationsDir } from './migrate.ts';
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { fsyncFile, syncFolder } from '../durable-files.ts';
+import { fsyncFile, syncFolder } from '../keys/durable-files.ts';
 import { ConflictError, InputError, messageOf } from '../errors.ts';
 import { migrateSqlite } from './migrate.ts';
 import { checkAirdateDatabase, temporaryName } from './sqlite-backup.ts';

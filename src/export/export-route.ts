@@ -4,8 +4,8 @@ import type { ExportAccount } from './export-format.ts';
 import { exportFormat, exportVersion } from './export-format.ts';
 import type { Logger } from '../log.ts';
 import { streamExportBody } from './export-service.ts';
-import type { MachineHandler } from '../rest/machine-routes.ts';
-import { prepareOperation, runOperation } from '../rest/run-operation.ts';
+import type { MachineHandler } from '../machine-routes.ts';
+import { prepareOperation, runOperation } from '../graphql/run-operation.ts';
 
 /**
  * The head of the download comes from the schema like every REST answer: the same `Query.export`

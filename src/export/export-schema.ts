@@ -2,8 +2,8 @@ import type { ExternalIds } from '../catalog/provider.ts';
 import type { ExportAccount, ExportEpisode, ExportShow, ExportTitle, ExportWatchEvent } from './export-format.ts';
 import { collectExportSection, loadExportHead, type LoadedExportHead } from './export-service.ts';
 import { listLimits } from '../limits.ts';
-import { builder } from '../schema/builder.ts';
-import { listPage, pageDescriptions, pagedComplexity, pageOf } from '../schema/pages.ts';
+import { builder } from '../graphql/builder.ts';
+import { listPage, pageDescriptions, pagedComplexity, pageOf } from '../graphql/pages.ts';
 
 // The export document as typed data. Field names and nesting are the download's
 // (docs/export-format.md), so a query selecting every field gets the same document, except that

@@ -1,6 +1,6 @@
 import { ReadableStream } from '@whatwg-node/fetch';
 import { db } from '../db/client.ts';
-import { localDate } from '../feeds/dates.ts';
+import { localDate } from '../time/dates.ts';
 import {
   exportFileName,
   exportFormat,

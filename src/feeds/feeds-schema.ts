@@ -1,8 +1,8 @@
 import type { EpisodeFeedItem, FeedItem, SummaryCounts } from './types.ts';
 import { getFeeds } from './feeds-service.ts';
 import { fieldCosts, listLimits } from '../limits.ts';
-import { builder } from '../schema/builder.ts';
-import { listPage, pagedComplexity, pageOf } from '../schema/pages.ts';
+import { builder } from '../graphql/builder.ts';
+import { listPage, pagedComplexity, pageOf } from '../graphql/pages.ts';
 
 /** episode, movie or game: the kinds of feed and calendar items. */
 export const FeedItemKind = builder.enumType('FeedItemKind', {

@@ -1,8 +1,8 @@
-import { localDate } from './dates.ts';
+import { localDate } from '../time/dates.ts';
 import { computeFeeds } from './rules.ts';
 import { showScans, snapshotOf } from './snapshot-cache.ts';
 import type { Feeds } from './types.ts';
-import { createAccountCache } from '../services/account-cache.ts';
+import { createAccountCache } from '../http/account-cache.ts';
 
 /** What the feeds depend on besides the library: read with the token on every request. */
 export interface FeedAccount {

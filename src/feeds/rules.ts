@@ -10,7 +10,7 @@
  * - upNext: most recent watch activity first, then the rest (never watched) by airDate, title,
  *   show id.
  */
-import { addDays, episodeCode } from './dates.ts';
+import { addDays, episodeCode } from '../time/dates.ts';
 import type {
   EpisodeFeedItem,
   FeedItem,

@@ -1,7 +1,7 @@
 import { episodeIdSources, idColumn, idSourcesByKind, sourcesByKind, type ItemIdSource, type MediaKind } from '../catalog/provider.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import type { ImportEpisodeIds, ImportEpisodeRef, ImportShow, ImportTitle } from './sources/import-document.ts';
-import { insertRowsReturning, selectIn } from '../services/bulk-sql.ts';
+import { insertRowsReturning, selectIn } from '../db/bulk-sql.ts';
 import { storedByTitleAndYear, titleYearKey } from '../catalog/title-match.ts';
 
 /**

@@ -3,7 +3,7 @@ import { db } from '../db/client.ts';
 import type { ImportDocument } from './sources/import-document.ts';
 import { importCatalogLookups } from '../limits.ts';
 import type { Warner } from '../log.ts';
-import { selectIn } from '../services/bulk-sql.ts';
+import { selectIn } from '../db/bulk-sql.ts';
 import type { CatalogService, TitleQuery } from '../catalog/catalog-service.ts';
 import { storedByTitleAndYear, titleYearKey } from '../catalog/title-match.ts';
 

@@ -3,11 +3,11 @@ import { readUploadedFiles } from '../http/read-upload.ts';
 import { json } from '../http/responses.ts';
 import type { ImportSource } from './sources/import-document.ts';
 import type { Logger } from '../log.ts';
-import type { MachineHandler } from '../rest/machine-routes.ts';
-import { prepareOperation, runOperation, throwIfError } from '../rest/run-operation.ts';
-import { dryRunSchema, importTimeZoneSchema, queryParameter } from '../rest/openapi/request-schemas.ts';
+import type { MachineHandler } from '../machine-routes.ts';
+import { prepareOperation, runOperation, throwIfError } from '../graphql/run-operation.ts';
+import { dryRunSchema, importTimeZoneSchema, queryParameter } from '../openapi/request-schemas.ts';
 import type { z } from 'zod';
-import type { importReportSchema } from '../rest/openapi/response-schemas.ts';
+import type { importReportSchema } from '../openapi/response-schemas.ts';
 
 const importOperation = `
   mutation MachineImport($source: ImportSource!, $files: [File!]!, $dryRun: Boolean!, $timeZone: String) {

@@ -4,8 +4,8 @@ import { ImportFileError, type ImportSource } from './sources/import-document.ts
 import { availableImportSources } from './sources/import-sources.ts';
 import type { ImportCounts, ImportNote, ImportSkipped, ImportUnmatched } from './import-service.ts';
 import { importUploads, type ImportSummary } from './import-upload.ts';
-import { builder } from '../schema/builder.ts';
-import { ErrorInterface } from '../schema/errors.ts';
+import { builder } from '../graphql/builder.ts';
+import { ErrorInterface } from '../graphql/errors.ts';
 import { ExternalIdsRef } from '../export/export-schema.ts';
 
 const ImportSourceEnum = builder.enumType('ImportSource', {

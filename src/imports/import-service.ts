@@ -1,6 +1,6 @@
 import type { MediaKind } from '../catalog/provider.ts';
 import { db } from '../db/client.ts';
-import { retryOnUniqueViolation } from '../services/prisma-errors.ts';
+import { retryOnUniqueViolation } from '../db/prisma-errors.ts';
 import { yieldToEventLoop } from '../event-loop.ts';
 import { transactionTimes } from '../limits.ts';
 import type { Prisma } from '../generated/prisma/client.ts';

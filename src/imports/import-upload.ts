@@ -2,7 +2,7 @@ import { ArchiveBudget, defaultArchiveLimits, expandUpload, type ArchiveLimits, 
 import type { ImportDocument, ImportReadOptions, ImportSource } from './sources/import-document.ts';
 import { importParsers } from './sources/import-sources.ts';
 import { InputError, NotFoundError } from '../errors.ts';
-import { canonicalTimeZone } from '../feeds/dates.ts';
+import { canonicalTimeZone } from '../time/dates.ts';
 import { inputLengths } from '../limits.ts';
 import { exceedsLength, shortenText } from '../value-bounds.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';

@@ -1,6 +1,6 @@
 import { Prisma } from '../generated/prisma/client.ts';
 import type { ImportWatchEvent } from './sources/import-document.ts';
-import { insertRows, selectIn } from '../services/bulk-sql.ts';
+import { insertRows, selectIn } from '../db/bulk-sql.ts';
 import { chunks, prismaListValues } from '../db/limits.ts';
 import { itemColumn, type FollowKind, type WatchKind } from '../library/library.ts';
 

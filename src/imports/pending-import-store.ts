@@ -3,7 +3,7 @@ import type { MediaKind } from '../catalog/provider.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import type { ImportEpisodeIds, ImportEpisodeRef, ImportIds, ImportShow, ImportSource, ImportTitle } from './sources/import-document.ts';
 import { pendingImports } from '../limits.ts';
-import { insertRows, selectIn } from '../services/bulk-sql.ts';
+import { insertRows, selectIn } from '../db/bulk-sql.ts';
 
 type Tx = Prisma.TransactionClient;
 

@@ -1,8 +1,8 @@
 import type { ExternalIds } from '../catalog/provider.ts';
 import { listLimits, pendingImports } from '../limits.ts';
-import { builder } from '../schema/builder.ts';
+import { builder } from '../graphql/builder.ts';
 import { ExternalIdsRef } from '../export/export-schema.ts';
-import { listPage, pageDescriptions, pagedComplexity } from '../schema/pages.ts';
+import { listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts';
 
 // Unmatched import items kept with the account and retried when the catalog is refreshed
 // (src/imports/pending-imports.ts): what a person can read to see what has not arrived yet.

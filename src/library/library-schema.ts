@@ -1,10 +1,10 @@
 import { db } from '../db/client.ts';
 import { setFollow, setWatched } from './library.ts';
 import { listLimits } from '../limits.ts';
-import { builder } from '../schema/builder.ts';
+import { builder } from '../graphql/builder.ts';
 import { CatalogItem, MediaKind } from '../catalog/catalog-schema.ts';
-import { writeErrors } from '../schema/errors.ts';
-import { connectionComplexity } from '../schema/pages.ts';
+import { writeErrors } from '../graphql/errors.ts';
+import { connectionComplexity } from '../graphql/pages.ts';
 
 builder.prismaObject('LibraryItem', {
   description: "A show, movie or game in the viewer's library, with its follow and archive state.",

@@ -1,8 +1,8 @@
 import { db } from '../db/client.ts';
 import { listLimits } from '../limits.ts';
-import { builder } from '../schema/builder.ts';
-import { writeErrors } from '../schema/errors.ts';
-import { connectionComplexity, listPage, pageDescriptions, pagedComplexity } from '../schema/pages.ts';
+import { builder } from '../graphql/builder.ts';
+import { writeErrors } from '../graphql/errors.ts';
+import { connectionComplexity, listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts';
 
 const deliveryPage = pageDescriptions(listLimits.deliveries, 'attempts');
 

@@ -1,9 +1,9 @@
 import { db } from '../db/client.ts';
-import { addDays, episodeCode, localDate } from '../feeds/dates.ts';
+import { addDays, episodeCode, localDate } from '../time/dates.ts';
 import type { LocalDate } from '../feeds/types.ts';
 import { newWebhookId } from '../webhooks/sign.ts';
 import type { WatchKind } from '../library/library.ts';
-import { isUniqueViolation } from '../services/prisma-errors.ts';
+import { isUniqueViolation } from '../db/prisma-errors.ts';
 
 /** Releases missed while no check ran (server down) are still notified this many days later. */
 export const catchUpDays = 3;

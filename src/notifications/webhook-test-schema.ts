@@ -1,6 +1,6 @@
 import { sendTestNotification, type TestNotificationReport } from './test-notification.ts';
-import { builder } from '../schema/builder.ts';
-import { writeErrors } from '../schema/errors.ts';
+import { builder } from '../graphql/builder.ts';
+import { writeErrors } from '../graphql/errors.ts';
 
 const TestNotificationResult = builder.objectRef<TestNotificationReport>('TestNotificationResult').implement({
   description: 'What the receiver answered to a test notification.',

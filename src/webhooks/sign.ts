@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { randomBase62, webhookSecretKey } from '../auth/token-format.ts';
+import { randomBase62, webhookSecretKey } from '../keys/token-format.ts';
 
 /** Every webhook id starts with this, as in the Standard Webhooks examples. */
 export const webhookIdPrefix = 'msg_';

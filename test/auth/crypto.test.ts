@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DecryptionError, decryptSecret, encryptSecret, safeEqual, sha256Hex } from '../../src/auth/crypto.ts';
+import { DecryptionError, decryptSecret, encryptSecret, safeEqual, sha256Hex } from '../../src/keys/crypto.ts';
 
 const key = randomBytes(32);
 

@@ -1,6 +1,6 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { documentAccess } from '../../src/http/graphql-access.ts';
+import { documentAccess } from '../../src/graphql/graphql-access.ts';
 import { Browser } from '../support/browser.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { SecretKeyError, initSecretKey, secretKey } from '../../src/auth/secret-key.ts';
+import { SecretKeyError, initSecretKey, secretKey } from '../../src/keys/secret-key.ts';
 import { loadConfig } from '../../src/config.ts';
 
 const folders: string[] = [];
@@ -58,7 +58,7 @@ describe('initSecretKey', () => {
 
   it('gives every process the same key when several start at once on a fresh data folder', async () => {
     const dataDir = freshDataDir();
-    const moduleUrl = new URL('../../src/auth/secret-key.ts', import.meta.url).href;
+    const moduleUrl = new URL('../../src/keys/secret-key.ts', import.meta.url).href;
     const configUrl = new URL('../../src/config.ts', import.meta.url).href;
     const startAt = Date.now() + 1500;
     // Each child waits for the same instant, then races to create the key.
@@ -85,7 +85,7 @@ describe('initSecretKey', () => {
 describe('secretKey', () => {
   it('fails clearly before initialisation', async () => {
     vi.resetModules();
-    const fresh = await import('../../src/auth/secret-key.ts');
+    const fresh = await import('../../src/keys/secret-key.ts');
     expect(() => fresh.secretKey()).toThrow(/not initialised/);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clearCookieHeader, endSession, endSessions, initSessions, sessionFromRequest, startSession } from '../../src/accounts/sessions.ts';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { db, settleUnawaitedWrites } from '../../src/db/client.ts';
 import { sessionTimes } from '../../src/limits.ts';
 import { useTestDatabase } from '../support/database.ts';

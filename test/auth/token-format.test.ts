@@ -7,7 +7,7 @@ import {
   isWellFormedToken,
   tokenLength,
   webhookSecretKey,
-} from '../../src/auth/token-format.ts';
+} from '../../src/keys/token-format.ts';
 
 describe('API tokens', () => {
   it('are adt_ + 32 base62 characters + a 6-character base62 CRC32 of the random part', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
 import { db, queryCounter } from '../../src/db/client.ts';
-import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { addDays, localDate } from '../../src/time/dates.ts';
 import { calendarRenderCount } from '../../src/calendar/calendar-route.ts';
 import { setFollow, setWatched } from '../../src/library/library.ts';
 import { useTestApp } from '../support/database.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { db, queryCounter } from '../../src/db/client.ts';
-import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { addDays, localDate } from '../../src/time/dates.ts';
 import { calendarUid, loadCalendar, showsPerRead } from '../../src/calendar/calendar-service.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';

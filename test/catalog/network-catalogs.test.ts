@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { createIgdbProvider } from '../../src/catalog/igdb-provider.ts';
 import { createCatalogProviders } from '../../src/catalog/providers.ts';
 import { createTmdbProvider } from '../../src/catalog/tmdb-provider.ts';

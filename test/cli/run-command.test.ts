@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
-import { isWellFormedToken } from '../../src/auth/token-format.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
+import { isWellFormedToken } from '../../src/keys/token-format.ts';
 import { runCommand } from '../../src/cli/run-command.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { inputLengths } from '../../src/limits.ts';

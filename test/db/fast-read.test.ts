@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { asEpochMs, asIsoTimestamp } from '../../src/db/fast-read.ts';
 import { db, fastReader } from '../../src/db/client.ts';
 import { useTestDatabase } from '../support/database.ts';

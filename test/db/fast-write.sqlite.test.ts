@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import { setWatched } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';

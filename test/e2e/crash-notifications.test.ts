@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
 import { showWebhookSecret } from '../../src/accounts/tokens.ts';

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';

@@ -6,7 +6,7 @@ import {
   isValidLocalDate,
   isValidTimeZone,
   localDate,
-} from '../../src/feeds/dates.ts';
+} from '../../src/time/dates.ts';
 
 const at = (iso: string) => new Date(iso);
 

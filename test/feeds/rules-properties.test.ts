@@ -3,7 +3,7 @@
  * re-statements of decisions.md (sort everything, then look), on hundreds of seeded snapshots.
  */
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../../src/feeds/dates.ts';
+import { addDays } from '../../src/time/dates.ts';
 import { createRandom } from './factories.ts';
 import { airingWeek, computeFeeds, countUnwatchedEpisodes, findUpNext, releasingItems, type ShowScans } from '../../src/feeds/rules.ts';
 import type { LibrarySnapshot, LocalDate, SnapshotEpisode, SnapshotShow, SnapshotTitle } from '../../src/feeds/types.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localDate } from '../../src/feeds/dates.ts';
+import { localDate } from '../../src/time/dates.ts';
 import { airingWeek, computeFeeds, releasingItems } from '../../src/feeds/rules.ts';
 import { ep, labels, library, makeShow, makeTitle, releaseLabels, seen } from './factories.ts';
 

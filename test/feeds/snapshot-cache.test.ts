@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { db, queryCounter } from '../../src/db/client.ts';
-import { localDate } from '../../src/feeds/dates.ts';
+import { localDate } from '../../src/time/dates.ts';
 import { loadSnapshot } from '../../src/feeds/load-snapshot.ts';
 import { computeFeeds } from '../../src/feeds/rules.ts';
 import { defaultSnapshotEpisodeCapacity, keptSnapshots, setSnapshotEpisodeCapacity, snapshotOf } from '../../src/feeds/snapshot-cache.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, localDate } from '../../src/feeds/dates.ts';
-import { createGraphiQL } from '../../src/http/graphiql.ts';
+import { addDays, localDate } from '../../src/time/dates.ts';
+import { createGraphiQL } from '../../src/graphql/graphiql.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';

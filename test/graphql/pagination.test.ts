@@ -1,9 +1,9 @@
 import { isListType, isNonNullType, isObjectType, type GraphQLOutputType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { addDays, localDate } from '../../src/time/dates.ts';
 import { listLimits, reportListWeight } from '../../src/limits.ts';
-import { schema } from '../../src/schema/index.ts';
+import { schema } from '../../src/schema.ts';
 import { setFollow, setWatched } from '../../src/library/library.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow, unique } from '../support/factories.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { schema } from '../../src/schema/index.ts';
-import { printedSchema, schemaFile } from '../../src/schema/print.ts';
+import { schema } from '../../src/schema.ts';
+import { printedSchema, schemaFile } from '../../src/print-schema.ts';
 
 describe('schema.graphql', () => {
   it('is up to date with the built schema (run `npm run schema:print`)', () => {

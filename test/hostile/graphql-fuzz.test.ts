@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { schema } from '../../src/schema/index.ts';
+import { schema } from '../../src/schema.ts';
 import { useTestApp } from '../support/database.ts';
 import { call } from '../support/http.ts';
 import { generateRequest } from './graphql-documents.ts';

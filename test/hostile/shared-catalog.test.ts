@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { addDays, localDate } from '../../src/time/dates.ts';
 import { catalogLengths, maxIntColumn } from '../../src/limits.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { json } from '../import/fixtures.ts';

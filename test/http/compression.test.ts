@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { addDays, localDate } from '../../src/time/dates.ts';
 import { acceptsGzip, chooseCoding } from '../../src/http/compression.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { useTestApp } from '../support/database.ts';

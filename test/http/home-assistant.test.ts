@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seedLibrary } from '../../bench/seed-library.ts';
 import { db } from '../../src/db/client.ts';
-import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { addDays, localDate } from '../../src/time/dates.ts';
 import { homeAssistantSummary, listLimits } from '../../src/limits.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow, setWatched } from '../../src/library/library.ts';

@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { db, queryCounter } from '../../src/db/client.ts';
-import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { addDays, localDate } from '../../src/time/dates.ts';
 import { storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
 import { setFollow, setWatched } from '../../src/library/library.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
-import { generateToken, isWellFormedToken } from '../../src/auth/token-format.ts';
+import { generateToken, isWellFormedToken } from '../../src/keys/token-format.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';
 import { call } from '../support/http.ts';

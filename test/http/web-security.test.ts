@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, localDate } from '../../src/feeds/dates.ts';
-import { restRoutes } from '../../src/rest/rest-routes.ts';
+import { addDays, localDate } from '../../src/time/dates.ts';
+import { restRoutes } from '../../src/routes.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { Browser, signedInPerson } from '../support/browser.ts';
 import { useTestApp } from '../support/database.ts';

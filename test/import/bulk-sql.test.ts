@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import { Prisma } from '../../src/generated/prisma/client.ts';
-import { insertRows, selectIn } from '../../src/services/bulk-sql.ts';
+import { insertRows, selectIn } from '../../src/db/bulk-sql.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeShow, unique } from '../support/factories.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import type { ImportDocument, ImportEpisodeRef, ImportShow, ImportTitle } from '../../src/imports/sources/import-document.ts';
 import { validateImportDocument } from '../../src/imports/sources/validate-document.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { createOfflineProvider } from '../../src/catalog/offline-catalog.ts';
 import type { IdQuery } from '../../src/catalog/provider.ts';
 import { createTmdbProvider } from '../../src/catalog/tmdb-provider.ts';

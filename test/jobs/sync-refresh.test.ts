@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
-import { addDays, localDate } from '../../src/feeds/dates.ts';
+import { addDays, localDate } from '../../src/time/dates.ts';
 import { jobNames } from '../../src/notifications/release-jobs.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow } from '../../src/library/library.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { freshDatabaseEnv, testDatabaseKind, useTestDatabase } from '../support/database.ts';
 import { parsePrometheusText, sampleSum } from '../support/prometheus-text.ts';
 import { rawRequest } from '../support/raw-http.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import { InputError, NotFoundError } from '../../src/errors.ts';
 import { setFollow, setWatched } from '../../src/library/library.ts';

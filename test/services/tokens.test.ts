@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { initSecretKey } from '../../src/auth/secret-key.ts';
-import { generateToken, isWellFormedToken } from '../../src/auth/token-format.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
+import { generateToken, isWellFormedToken } from '../../src/keys/token-format.ts';
 import { closeDatabase, db, openDatabase, queryCounter, settleUnawaitedWrites } from '../../src/db/client.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { createAccount } from '../../src/accounts/accounts.ts';

@@ -2,7 +2,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { ValidateFunction } from 'ajv';
 
 /**
- * Checks REST responses against the OpenAPI document (src/rest/openapi/openapi-document.ts):
+ * Checks REST responses against the OpenAPI document (src/openapi/openapi-document.ts):
  * path, method, status and content type must be documented, and a JSON body must match its
  * schema (ajv, draft 2020-12). test/support/openapi-setup.ts feeds it every response the suite
  * sees. Nothing is loaded before the first response of a documented path: ajv and the document
@@ -22,7 +22,7 @@ let checker: Promise<Checker> | undefined;
 
 async function load(): Promise<Checker> {
   const [{ buildOpenApiDocument }, { Ajv2020 }, formats] = await Promise.all([
-    import('../../src/rest/openapi/openapi-document.ts'),
+    import('../../src/openapi/openapi-document.ts'),
     import('ajv/dist/2020.js'),
     import('ajv-formats'),
   ]);

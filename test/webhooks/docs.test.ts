@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateWebhookSecret } from '../../src/auth/token-format.ts';
+import { generateWebhookSecret } from '../../src/keys/token-format.ts';
 import { maxDeliveryAttempts, retryBaseDelaysMs } from '../../src/webhooks/retry-schedule.ts';
 import { newWebhookId } from '../../src/webhooks/sign.ts';
 import { sendWebhook } from '../../src/webhooks/send-webhook.ts';

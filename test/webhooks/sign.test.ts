@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { generateWebhookSecret } from '../../src/auth/token-format.ts';
+import { generateWebhookSecret } from '../../src/keys/token-format.ts';
 import { newWebhookId, signWebhook, webhookHeaders } from '../../src/webhooks/sign.ts';
 
 /**

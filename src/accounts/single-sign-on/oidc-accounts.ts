@@ -3,7 +3,7 @@ import { db } from '../../db/client.ts';
 import { inputLengths } from '../../limits.ts';
 import { ConflictError } from '../../errors.ts';
 import { insertAccount } from '../accounts.ts';
-import { isUniqueViolation } from '../../services/prisma-errors.ts';
+import { isUniqueViolation } from '../../db/prisma-errors.ts';
 import type { VerifiedIdentity } from './oidc.ts';
 import { OidcError } from './oidc.ts';
 

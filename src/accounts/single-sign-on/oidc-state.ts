@@ -1,8 +1,8 @@
 import { isSecureOrigin, type WebSettings } from '../../http/public-origin.ts';
 import { oidcLengths, oidcTimes } from '../../limits.ts';
-import { decryptSecret, DecryptionError, encryptSecret } from '../../auth/crypto.ts';
+import { decryptSecret, DecryptionError, encryptSecret } from '../../keys/crypto.ts';
 import type { PendingSignIn } from './oidc.ts';
-import { secretKey } from '../../auth/secret-key.ts';
+import { secretKey } from '../../keys/secret-key.ts';
 
 /**
  * The short-lived cookie that carries a single sign-on from /auth/oidc/start to the callback: the

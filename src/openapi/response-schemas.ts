@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { availableImportSources } from '../../imports/sources/import-sources.ts';
-import { exportDocumentSchema } from '../../imports/sources/parse-airdate.ts';
+import { availableImportSources } from '../imports/sources/import-sources.ts';
+import { exportDocumentSchema } from '../imports/sources/parse-airdate.ts';
 
 /**
  * What the REST paths answer, as zod schemas. The presenters are typed with them (`z.input<…>`

@@ -1,7 +1,7 @@
 import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import type { Config } from '../config.ts';
-import { publicOrigin } from './public-origin.ts';
-import { HttpError } from './responses.ts';
+import { publicOrigin } from '../http/public-origin.ts';
+import { HttpError } from '../http/responses.ts';
 
 /**
  * Who may run what on /graphql without an account, and the CSRF rule for requests a browser

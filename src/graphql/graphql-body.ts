@@ -1,7 +1,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
-import { cappedRequest, isMultipart, readCappedBody } from './read-upload.ts';
-import { HttpError } from './responses.ts';
+import { cappedRequest, isMultipart, readCappedBody } from '../http/read-upload.ts';
+import { HttpError } from '../http/responses.ts';
 
 /**
  * The body of a /graphql request, read once under its limit and, for JSON, parsed once. A JSON

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { listLimits } from '../../limits.ts';
-import { openPaths, restRoutes, type RestMethod, type RestRoute } from '../rest-routes.ts';
+import { listLimits } from '../limits.ts';
+import { openPaths, restRoutes, type RestMethod, type RestRoute } from '../routes.ts';
 import { calendarDaysSchemas, calendarKindsSchema, dryRunSchema, followBodySchema, importTimeZoneSchema, summaryLimitSchema, syncBodySchema, watchedBodySchema } from './request-schemas.ts';
 import * as responses from './response-schemas.ts';
 

@@ -3,7 +3,7 @@
  * calendar dates in the account's zone, never on instants, so that "today" flips at the account's
  * local midnight and a DST change can neither skip nor repeat a day.
  */
-import type { LocalDate } from './types.ts';
+import type { LocalDate } from '../feeds/types.ts';
 
 const LOCAL_DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Response } from '@whatwg-node/fetch';
-import { HttpError } from './responses.ts';
-import { sendStatic, staticFile, type StaticFile } from './static-file.ts';
+import { HttpError } from '../http/responses.ts';
+import { sendStatic, staticFile, type StaticFile } from '../http/static-file.ts';
 
 /**
  * The GraphiQL page (`GET /graphql` from a browser) and its files under `/graphiql/<version>/`,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Response } from '@whatwg-node/fetch';
-import { jsonBytes } from '../http/responses.ts';
-import { createAccountCache } from '../services/account-cache.ts';
+import { jsonBytes } from './responses.ts';
+import { createAccountCache } from './account-cache.ts';
 
 /**
  * Serialized feed answers (the summary and the narrow feeds) kept per account under a version

@@ -22,7 +22,7 @@ export const builder = new SchemaBuilder<{
 }>({
   plugins: [ErrorsPlugin, RelayPlugin, PrismaPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
-  // The cost of a document (src/http/graphql-limits.ts checks it before anything runs): every
+  // The cost of a document (src/graphql/graphql-limits.ts checks it before anything runs): every
   // selected field costs 1, and a list's selection counts once per item its page can hold. Lists
   // that grow with the library or the catalog set their multiplier from their page size (see
   // pages.ts); any other list counts as `reportListWeight` items.

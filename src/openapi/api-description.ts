@@ -3,10 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Response } from '@whatwg-node/fetch';
-import { HttpError } from '../../http/responses.ts';
-import { sendStatic, staticFile, staticFiles } from '../../http/static-file.ts';
-import { matchesEtag } from '../feed-bodies.ts';
-import { projectRoot } from '../../paths.ts';
+import { HttpError } from '../http/responses.ts';
+import { sendStatic, staticFile, staticFiles } from '../http/static-file.ts';
+import { matchesEtag } from '../http/feed-bodies.ts';
+import { projectRoot } from '../paths.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 
 /**

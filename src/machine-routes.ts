@@ -1,17 +1,17 @@
 import type { GraphQLSchema } from 'graphql';
-import { okResponse } from '../http/responses.ts';
-import { readJsonBody } from '../http/read-json.ts';
-import type { Logger } from '../log.ts';
-import type { GraphQLContext } from '../schema/context.ts';
+import { okResponse } from './http/responses.ts';
+import { readJsonBody } from './http/read-json.ts';
+import type { Logger } from './log.ts';
+import type { GraphQLContext } from './graphql/context.ts';
 import { followBodySchema, parseInput, queryParameter, repeatedLimit, summaryLimitSchema, syncBodySchema, watchedBodySchema } from './openapi/request-schemas.ts';
-import { prepareOperation, runOperation, throwIfError, type PreparedOperation } from './run-operation.ts';
-import { presentEpisode, presentFeedItem, presentSummary, type GraphQLSummary } from '../feeds/present-feeds.ts';
+import { prepareOperation, runOperation, throwIfError, type PreparedOperation } from './graphql/run-operation.ts';
+import { presentEpisode, presentFeedItem, presentSummary, type GraphQLSummary } from './feeds/present-feeds.ts';
 import type { z } from 'zod';
 import type { airingSchema, releasesSchema, widgetSchema } from './openapi/response-schemas.ts';
-import { createFeedBodies } from './feed-bodies.ts';
-import { feedCacheKey } from '../feeds/feeds-service.ts';
-import { listLimits } from '../limits.ts';
-import { presentHomeAssistantSummary } from '../feeds/home-assistant-summary.ts';
+import { createFeedBodies } from './http/feed-bodies.ts';
+import { feedCacheKey } from './feeds/feeds-service.ts';
+import { listLimits } from './limits.ts';
+import { presentHomeAssistantSummary } from './feeds/home-assistant-summary.ts';
 
 /** Accounts whose serialized summary is kept in memory (a few hundred KB each at most). */
 const summaryCacheCapacity = 500;

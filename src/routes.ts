@@ -1,5 +1,5 @@
-import type { TokenPlacement } from '../accounts/authenticate.ts';
-import { availableImportSources } from '../imports/sources/import-sources.ts';
+import type { TokenPlacement } from './accounts/authenticate.ts';
+import { availableImportSources } from './imports/sources/import-sources.ts';
 
 /** A method a REST path answers (GET brings HEAD along). */
 export type RestMethod = 'GET' | 'POST';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { HttpError } from '../../http/responses.ts';
-import { inputLengths, listLimits, maxIntColumn } from '../../limits.ts';
-import { calendarDefaults, calendarKinds, calendarMaxDays } from '../../calendar/calendar-service.ts';
-import { importTimeZoneProblem } from '../../imports/import-upload.ts';
-import { canonicalTimeZone } from '../../feeds/dates.ts';
+import { HttpError } from '../http/responses.ts';
+import { inputLengths, listLimits, maxIntColumn } from '../limits.ts';
+import { calendarDefaults, calendarKinds, calendarMaxDays } from '../calendar/calendar-service.ts';
+import { importTimeZoneProblem } from '../imports/import-upload.ts';
+import { canonicalTimeZone } from '../time/dates.ts';
 
 /**
  * What the REST paths take (bodies and query parameters), as zod schemas: the routes validate

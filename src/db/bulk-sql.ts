@@ -1,4 +1,4 @@
-import { databaseKind } from '../db/client.ts';
+import { databaseKind } from './client.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 
 /**

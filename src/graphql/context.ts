@@ -9,7 +9,7 @@ import type { WebhookTarget } from '../notifications/test-notification.ts';
 /**
  * What every GraphQL operation runs with; the edge (HTTP or REST facade) authenticates first.
  * `account` is always there for authenticated requests. For an anonymous one (only the public
- * operations run, src/http/graphql-access.ts) it is a stand-in every read of which throws
+ * operations run, src/graphql/graphql-access.ts) it is a stand-in every read of which throws
  * UnauthenticatedError, so a private resolver can never run without an account, even if a public
  * root field were to reach one.
  */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
-import { syncFolder } from '../durable-files.ts';
+import { syncFolder } from './durable-files.ts';
 
 /** Raised when the secret key is missing, unreadable or malformed. */
 export class SecretKeyError extends Error {

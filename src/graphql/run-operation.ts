@@ -3,7 +3,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { httpStatusByCode } from '../errors.ts';
 import { HttpError } from '../http/responses.ts';
 import type { Logger } from '../log.ts';
-import type { GraphQLContext } from '../schema/context.ts';
+import type { GraphQLContext } from './context.ts';
 
 /** An operation of the REST facade, validated and compiled once. */
 export type PreparedOperation = CompiledQuery;

@@ -7,11 +7,11 @@ import type { Logger } from '../log.ts';
 import { noMetrics, type Metrics } from '../metrics/metrics.ts';
 import { UnauthenticatedError } from '../errors.ts';
 import type { SignInLimiter } from '../accounts/sign-in-limit.ts';
-import type { GraphQLContext, WebRequestContext } from '../schema/context.ts';
-import { schema } from '../schema/index.ts';
+import type { GraphQLContext, WebRequestContext } from './context.ts';
+import { schema } from '../schema.ts';
 import { anonymousDocumentAccess, anonymousRefusal, refuseCrossSite } from './graphql-access.ts';
 import { graphqlLimitPlugins, limitCodes } from './graphql-limits.ts';
-import { publicOrigin } from './public-origin.ts';
+import { publicOrigin } from '../http/public-origin.ts';
 import { boundedRequest, parsedBody, preparsedBodyParser } from './graphql-body.ts';
 
 /** What the edge found out about the request, handed to Yoga as the server context. */

@@ -1,0 +1,19 @@
+import { builder } from './graphql/builder.ts';
+import './graphql/errors.ts';
+import './catalog/catalog-schema.ts';
+import './accounts/account-schema.ts';
+import './accounts/account-security-schema.ts';
+import './accounts/sign-in-schema.ts';
+import './accounts/admin-schema.ts';
+import './library/library-schema.ts';
+import './feeds/feeds-schema.ts';
+import './imports/import-schema.ts';
+import './export/export-schema.ts';
+import './calendar/calendar-schema.ts';
+import './notifications/notifications-schema.ts';
+import './imports/pending-imports-schema.ts';
+import './notifications/webhook-test-schema.ts';
+import './accounts/account-links-schema.ts';
+
+/** The Airdate GraphQL schema: served at /graphql and run by the REST facade. */
+export const schema = builder.toSchema({ sortSchema: true });
