@@ -12,6 +12,7 @@ import { errorResponse, HttpError, json } from './http/responses.ts';
 import { quotedPath } from './http/request-target.ts';
 import { createLogger, withLogContext, type LogContext, type Logger } from './log.ts';
 import { createMetrics, noMetrics } from './metrics/metrics.ts';
+import { snapshotGauges } from './feeds/snapshot-cache.ts';
 import { createMetricsHandler, metricsPath } from './metrics/metrics-endpoint.ts';
 import { requestIdOf, withRequestId } from './http/request-id.ts';
 import { createMachineHandlers, type MachineHandler } from './machine-routes.ts';
@@ -91,7 +92,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
    */
   const metricsOnMainPort = config.metrics.enabled && config.metrics.port === undefined;
   const metricsServed = config.metrics.enabled && (config.metrics.port !== undefined || config.metrics.token !== undefined);
-  const metrics = metricsServed ? createMetrics() : noMetrics;
+  const metrics = metricsServed ? createMetrics(snapshotGauges) : noMetrics;
   if (metricsOnMainPort && !metricsServed) logger.info(`metrics are not collected: ${metricsNeedToken}`);
   const metricsHandler = createMetricsHandler({ metrics, token: config.metrics.token });
   /** The metrics port checks the Host as the main port does: a DNS-rebinding page must not read it either. */
@@ -113,7 +114,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const services = { catalog, jobs, metrics, webhooks: { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs } };
 
   const signInLimiter = createSignInLimiter({ pool: postgresCountersPool(), logger, metrics });
-  const graphqlEndpoint = createGraphQLEndpoint({ config, logger, services, signInLimiter });
+  const graphqlEndpoint = createGraphQLEndpoint({ config, logger, schema, services, webServices: { signInLimiter } });
   const graphiql = createGraphiQL({ title: 'Airdate GraphQL', endpoint: '/graphql', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }, null, 2) });
 
   // Shared by every process on a PostgreSQL database; per process on SQLite.

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { decodeSecretKey } from './keys/secret-key.ts';
-import { isLoopbackHttp } from './accounts/single-sign-on/oidc-issuer.ts';
+import { isLoopbackHttp } from './http/loopback-http.ts';
 import { parseAllowedHosts } from './http/allowed-hosts.ts';
 import { parseTargetPolicy, type TargetPolicy } from './webhooks/target-policy.ts';
 import { crashSteps, type CrashStep } from './jobs/crash-points.ts';

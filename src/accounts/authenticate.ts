@@ -1,5 +1,6 @@
 import { inputLengths } from '../limits.ts';
-import { authenticateToken, type AuthenticatedAccount } from './tokens.ts';
+import type { AuthenticatedAccount } from '../graphql/context.ts';
+import { authenticateToken } from './tokens.ts';
 import { exceedsLength } from '../value-bounds.ts';
 import { HttpError } from '../http/responses.ts';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { db, unawaitedWrite } from '../db/client.ts';
 import { isSecureOrigin, type WebSettings } from '../http/public-origin.ts';
 import { sessionTimes, sessionUserAgentChars } from '../limits.ts';
-import type { AuthenticatedAccount } from './tokens.ts';
+import type { AuthenticatedAccount } from '../graphql/context.ts';
 import { safeEqual, sha256Hex } from '../keys/crypto.ts';
 
 /**

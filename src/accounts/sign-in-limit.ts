@@ -16,6 +16,12 @@ import { addressLimitKey } from './address-key.ts';
  * a stranger locking the name out does not lock out its owner's browsers. Both count against the
  * client's address as well (an IPv6 address by its /64).
  */
+declare module '../graphql/context.ts' {
+  interface WebRequestServices {
+    signInLimiter: SignInLimiter;
+  }
+}
+
 export interface SignInLimiter {
   /** Reserves a sign-in's check; RateLimitedError (429, Retry-After) when a key has none left. */
   reserveSignIn(props: { name: string; address: string | undefined; deviceId: string | undefined }): Promise<Reservation>;

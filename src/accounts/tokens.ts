@@ -1,3 +1,4 @@
+import type { AuthenticatedAccount } from '../graphql/context.ts';
 import { decryptSecret, encryptSecret, safeEqual, sha256Hex } from '../keys/crypto.ts';
 import { secretKey } from '../keys/secret-key.ts';
 import { generateToken, generateWebhookSecret, isWellFormedToken } from '../keys/token-format.ts';
@@ -5,20 +6,6 @@ import { db, fastReader, unawaitedWrite } from '../db/client.ts';
 import { NotFoundError } from '../errors.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/prisma-errors.ts';
 
-/** The account a valid token acts for, with the versions feed caches are keyed by. */
-export interface AuthenticatedAccount {
-  id: number;
-  name: string;
-  timezone: string;
-  /** Bumped by every change to the account's library or settings. */
-  feedVersion: number;
-  /** Bumped by the changes its calendar depends on (follows, archives, settings, imports), not by watched toggles. */
-  calendarVersion: number;
-  /** Bumped by every catalog change; 0 before the server state row exists. */
-  catalogVersion: number;
-  /** What GET /api/machine/summary answers (`full` or `home-assistant`), read with the token. */
-  summaryProfile: string;
-}
 
 /**
  * The account's API token, created on first view. Only a SHA-256 digest (for lookup) and an

@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts';
 import { createAccountCache } from '../http/account-cache.ts';
 import { calendarDays, calendarKinds, type CalendarKind } from './calendar-service.ts';
 import { localDate } from '../time/dates.ts';
-import type { AuthenticatedAccount } from '../accounts/tokens.ts';
+import type { AuthenticatedAccount } from '../graphql/context.ts';
 import { renderIcs, type IcsEvent, type WrittenEvent } from './calendar-ics.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import type { MachineHandler } from '../machine-routes.ts';

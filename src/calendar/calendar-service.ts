@@ -5,7 +5,7 @@ import { asEpochMs } from '../db/fast-read.ts';
 import { InputError } from '../errors.ts';
 import { yieldToEventLoop } from '../event-loop.ts';
 import { addDays, episodeCode, isValidLocalDate, localDate } from '../time/dates.ts';
-import type { LocalDate } from '../feeds/types.ts';
+import type { LocalDate } from '../time/dates.ts';
 import { createAccountCache } from '../http/account-cache.ts';
 
 /** What a calendar can hold, in the order `?kinds=` lists them by default. */

@@ -42,6 +42,12 @@ export interface RefreshSummary {
   failures: { provider: string; message: string }[];
 }
 
+declare module '../graphql/context.ts' {
+  interface GraphQLServices {
+    catalog: CatalogService;
+  }
+}
+
 export interface CatalogService {
   /**
    * The stored item with `source`'s id `externalId`; when none is stored, asks the providers in

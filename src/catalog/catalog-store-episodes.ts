@@ -1,13 +1,27 @@
 import { chunks, prismaListValues } from '../db/limits.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { ItemPlan } from './catalog-store.ts';
-import { episodeIdSources, idColumn, type CatalogRecord, type EpisodeIds } from './provider.ts';
+import { episodeIdSources, idColumn, type CatalogRecord, type EpisodeIds, type ExternalIds } from './provider.ts';
 
 /**
  * The episodes side of storeCatalogRecords (catalog-store.ts): a show's episodes are matched by
  * (season, number), never deleted, updated only where the title or air date changed, and gain
  * the episode ids (tvdb, tmdb, imdb) they lack unless another episode has them.
  */
+
+/** A catalog item's text columns by name. */
+export type Fields = Record<string, string | null>;
+
+/** What storeCatalogRecords (catalog-store.ts) plans for one item: its row, ids, text and episodes. */
+export interface ItemPlan {
+  id?: number;
+  ids: ExternalIds;
+  fields: Fields;
+  /** As loaded from the database; undefined for a row still to create. */
+  stored?: { ids: ExternalIds; fields: Fields };
+  episodes: Map<string, EpisodePlan>;
+  /** Set once the show's stored episodes are in `episodes`. */
+  episodesLoaded: boolean;
+}
 
 const episodeKey = (season: number, number: number) => `${season}:${number}`;
 

@@ -2,7 +2,7 @@ import { db } from '../db/client.ts';
 import { chunks, prismaListValues } from '../db/limits.ts';
 import { retryOnUniqueViolation } from '../db/prisma-errors.ts';
 import type { Game, Movie, Prisma, Show } from '../generated/prisma/client.ts';
-import { planEpisodes, writeEpisodes, type EpisodePlan } from './catalog-store-episodes.ts';
+import { planEpisodes, writeEpisodes, type Fields, type ItemPlan } from './catalog-store-episodes.ts';
 import {
   hasMatchableId,
   idColumn,
@@ -62,19 +62,8 @@ const fieldColumns = {
   game: ['title', 'poster', 'overview', 'releaseDate'],
 } as const;
 
-type Fields = Record<string, string | null>;
 type Row = { id: number } & Record<string, unknown>;
 
-export interface ItemPlan {
-  id?: number;
-  ids: ExternalIds;
-  fields: Fields;
-  /** As loaded from the database; undefined for a row still to create. */
-  stored?: { ids: ExternalIds; fields: Fields };
-  episodes: Map<string, EpisodePlan>;
-  /** Set once the show's stored episodes are in `episodes`. */
-  episodesLoaded: boolean;
-}
 
 /**
  * The three item tables share every column this module touches, so one code path serves them

@@ -10,13 +10,12 @@
  * - upNext: most recent watch activity first, then the rest (never watched) by airDate, title,
  *   show id.
  */
-import { addDays, episodeCode } from '../time/dates.ts';
+import { addDays, episodeCode, type LocalDate } from '../time/dates.ts';
 import type {
   EpisodeFeedItem,
   FeedItem,
   Feeds,
   LibrarySnapshot,
-  LocalDate,
   SnapshotEpisode,
   SnapshotShow,
   SnapshotTitle,

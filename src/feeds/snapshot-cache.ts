@@ -1,3 +1,4 @@
+import type { GaugeSource } from '../metrics/metrics.ts';
 import { databaseGeneration } from '../db/client.ts';
 import { asEpochMs } from '../db/fast-read.ts';
 import type { WatchKind } from '../db/fast-write.ts';
@@ -80,6 +81,16 @@ function keep(accountId: number, entry: Entry): void {
 export function keptSnapshots(): { accounts: number; episodes: number } {
   return { accounts: entries.size, episodes: keptEpisodes };
 }
+
+/** The kept snapshots on /metrics (the app passes these to createMetrics). */
+export const snapshotGauges: readonly GaugeSource[] = [
+  { name: 'airdate_feed_snapshots', help: 'Accounts whose library snapshot this process keeps for the feeds.', read: () => entries.size },
+  {
+    name: 'airdate_feed_snapshot_episodes',
+    help: 'Episodes held by the kept library snapshots together (bounded; least recently read account dropped first).',
+    read: () => keptEpisodes,
+  },
+];
 
 /** Sets the episode capacity (tests; the default suits a server), dropping what no longer fits. */
 export function setSnapshotEpisodeCapacity(episodes: number): void {

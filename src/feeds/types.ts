@@ -3,8 +3,7 @@
  * database; the rules (src/feeds/rules.ts) never touch the database.
  */
 
-/** A calendar date, `YYYY-MM-DD`. */
-export type LocalDate = string;
+import type { LocalDate } from '../time/dates.ts';
 
 export interface SnapshotEpisode {
   id: number;

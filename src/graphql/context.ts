@@ -1,10 +1,33 @@
-import type { SignInLimiter } from '../accounts/sign-in-limit.ts';
 import type { Config } from '../config.ts';
-import type { AuthenticatedAccount } from '../accounts/tokens.ts';
-import type { CatalogService } from '../catalog/catalog-service.ts';
-import type { JobQueue } from '../notifications/scheduler.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { WebhookTarget } from '../notifications/test-notification.ts';
+
+/** The account a request acts for, with the versions feed caches are keyed by (accounts/tokens.ts and sessions.ts read it). */
+export interface AuthenticatedAccount {
+  id: number;
+  name: string;
+  timezone: string;
+  /** Bumped by every change to the account's library or settings. */
+  feedVersion: number;
+  /** Bumped by the changes its calendar depends on (follows, archives, settings, imports), not by watched toggles. */
+  calendarVersion: number;
+  /** Bumped by every catalog change; 0 before the server state row exists. */
+  catalogVersion: number;
+  /** What GET /api/machine/summary answers (`full` or `home-assistant`), read with the token. */
+  summaryProfile: string;
+}
+
+/**
+ * The app's services every operation can reach. Each feature adds its own to this interface where
+ * it defines the service (`declare module '../graphql/context.ts'`: catalog, jobs, webhooks), so
+ * this base module names no feature; app.ts builds the object.
+ */
+export interface GraphQLServices {
+  /** What the app counts; absent where nothing is counted (commands, service tests). */
+  metrics?: Metrics;
+}
+
+/** What the web app's requests carry besides their session; features add theirs (the sign-in limiter) as to GraphQLServices. */
+export interface WebRequestServices {}
 
 /**
  * What every GraphQL operation runs with; the edge (HTTP or REST facade) authenticates first.
@@ -15,8 +38,7 @@ import type { WebhookTarget } from '../notifications/test-notification.ts';
  */
 export interface GraphQLContext {
   account: AuthenticatedAccount;
-  /** `metrics`: what the app counts; absent where nothing is counted (commands, service tests). */
-  services: { catalog: CatalogService; jobs: JobQueue; webhooks: WebhookTarget; metrics?: Metrics };
+  services: GraphQLServices;
   /** Where writes come from, for the watch history: `api` (REST) or `graphql`. */
   source: 'api' | 'graphql';
   /** The web app's side of a /graphql request (sign-in, sessions); absent for the REST facade. */
@@ -24,7 +46,7 @@ export interface GraphQLContext {
 }
 
 /** How a /graphql request was authenticated, and what the sign-in operations need of it. */
-export interface WebRequestContext {
+export interface WebRequestContext extends WebRequestServices {
   via: 'token' | 'session' | 'anonymous';
   /** The request's session row; set by signIn/completeSetup/signUp for the rest of the request. */
   sessionId: number | undefined;
@@ -39,5 +61,4 @@ export interface WebRequestContext {
   settings: Config['web'];
   /** Adds a Set-Cookie header to the response. */
   setCookie(value: string): void;
-  signInLimiter: SignInLimiter;
 }

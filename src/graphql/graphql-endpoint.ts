@@ -1,14 +1,12 @@
 import { PothosValidationError } from '@pothos/core';
-import { getOperationAST, GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin, YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { noMetrics, type Metrics } from '../metrics/metrics.ts';
 import { UnauthenticatedError } from '../errors.ts';
-import type { SignInLimiter } from '../accounts/sign-in-limit.ts';
-import type { GraphQLContext, WebRequestContext } from './context.ts';
-import { schema } from '../schema.ts';
+import type { GraphQLContext, WebRequestContext, WebRequestServices } from './context.ts';
 import { anonymousDocumentAccess, anonymousRefusal, refuseCrossSite } from './graphql-access.ts';
 import { graphqlLimitPlugins, limitCodes } from './graphql-limits.ts';
 import { publicOrigin } from '../http/public-origin.ts';
@@ -20,8 +18,11 @@ type ServerContext = { account: GraphQLContext['account']; web: WebRequestContex
 export interface GraphQLEndpointProps {
   config: Config;
   logger: Logger;
+  /** The schema every operation runs on (src/schema.ts). */
+  schema: GraphQLSchema;
   services: GraphQLContext['services'];
-  signInLimiter: SignInLimiter;
+  /** What the web app's requests carry (the sign-in limiter). */
+  webServices: WebRequestServices;
 }
 
 /** How the edge authenticated a /graphql request (src/app.ts). */
@@ -59,7 +60,7 @@ const noAccount = new Proxy({} as GraphQLContext['account'], {
  * error." and is logged as an error, with its stack.
  */
 export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpoint {
-  const { config, logger, services } = props;
+  const { config, logger, schema, services } = props;
   // Yoga is loaded by the first /graphql request: loading it costs ~0.1 s of CPU, which a start
   // need not spend before it serves (the REST routes run their operations without it).
   let loading: Promise<YogaServerInstance<ServerContext, GraphQLContext>> | undefined;
@@ -92,6 +93,7 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
       }
       const cookies: string[] = [];
       const web: WebRequestContext = {
+        ...props.webServices,
         via: access.via,
         sessionId: access.via === 'session' ? access.sessionId : undefined,
         sessionAccountId: access.via === 'session' ? access.account.id : undefined,
@@ -100,7 +102,6 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
         clientAddress,
         settings: config.web,
         setCookie: (value) => void cookies.push(value),
-        signInLimiter: props.signInLimiter,
       };
       const response = await (await yoga()).fetch(bounded, { account: access.via === 'anonymous' ? noAccount : access.account, web });
       for (const cookie of cookies) response.headers.append('set-cookie', cookie);

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config.ts';
 import { syncFolder } from './durable-files.ts';
 
 /** Raised when the secret key is missing, unreadable or malformed. */
@@ -27,9 +26,10 @@ let current: Buffer | undefined;
  * Sets up the process's encryption key (AES-256-GCM for stored tokens and webhook secrets) and
  * returns it: `config.secretKey` when set, otherwise `<dataDir>/secret.key`, created with 32
  * random bytes on first start. Several processes starting at once on a fresh data folder end up
- * with the same key. Calling it again re-reads the configuration.
+ * with the same key. Calling it again re-reads the configuration. (It takes the two settings it
+ * reads rather than the Config type: config.ts decodes AIRDATE_SECRET_KEY with this module.)
  */
-export function initSecretKey(config: Config): Buffer {
+export function initSecretKey(config: { secretKey?: Buffer | undefined; dataDir: string }): Buffer {
   const key = config.secretKey ?? readOrCreateKeyFile(path.join(config.dataDir, secretKeyFileName));
   if (key.length !== keyBytes) throw new SecretKeyError(`the secret key must be ${keyBytes} bytes, not ${key.length}`);
   current = key;

@@ -1,5 +1,4 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { keptSnapshots } from '../feeds/snapshot-cache.ts';
 import { knownOperationNames } from './operation-names.ts';
 
 /** How a GraphQL operation ended: `ok` (no errors), `error` (a client's mistake or an expected failure), `fault` (an unexpected error). */
@@ -58,11 +57,18 @@ export const noMetrics: Metrics = {
   catalogRequest: () => undefined,
 };
 
+/** A gauge read when /metrics is scraped: what a feature keeps (its caches' sizes), given by the app. */
+export interface GaugeSource {
+  name: string;
+  help: string;
+  read(): number;
+}
+
 /**
  * The metrics of one app, on a registry of its own (several apps in one process, as in tests,
- * each count their own), with Node's default process metrics.
+ * each count their own), with Node's default process metrics and the features' `gauges`.
  */
-export function createMetrics(): Metrics {
+export function createMetrics(gauges: readonly GaugeSource[] = []): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -82,8 +88,7 @@ export function createMetrics(): Metrics {
   const catalogDuration = new Histogram({ name: 'airdate_catalog_request_duration_seconds', help: 'How long an HTTP request to an external catalog took, by catalog.', labelNames: ['catalog'], buckets: secondsBuckets, registers });
 
   // Read at each scrape: the library snapshots this process keeps between writes (src/feeds/snapshot-cache.ts).
-  new Gauge({ name: 'airdate_feed_snapshots', help: 'Accounts whose library snapshot this process keeps for the feeds.', registers, collect() { this.set(keptSnapshots().accounts); } });
-  new Gauge({ name: 'airdate_feed_snapshot_episodes', help: 'Episodes held by the kept library snapshots together (bounded; least recently read account dropped first).', registers, collect() { this.set(keptSnapshots().episodes); } });
+  for (const gauge of gauges) new Gauge({ name: gauge.name, help: gauge.help, registers, collect() { this.set(gauge.read()); } });
 
   /** The label of a client's operation name: its own when the server knows it (operation-names.ts). */
   const operationLabel = (name: string | null | undefined): string => {

@@ -1,6 +1,6 @@
 import { db } from '../db/client.ts';
 import { addDays, episodeCode, localDate } from '../time/dates.ts';
-import type { LocalDate } from '../feeds/types.ts';
+import type { LocalDate } from '../time/dates.ts';
 import { newWebhookId } from '../webhooks/sign.ts';
 import type { WatchKind } from '../library/library.ts';
 import { isUniqueViolation } from '../db/prisma-errors.ts';

@@ -11,6 +11,12 @@ import { crashAt } from '../jobs/crash-points.ts';
 import { defineReleaseJobs, queueDelivery, queueSync, scheduleRecurringJobs } from './release-jobs.ts';
 
 /** What requests may ask of the job system; every role can queue, only workers run jobs. */
+declare module '../graphql/context.ts' {
+  interface GraphQLServices {
+    jobs: JobQueue;
+  }
+}
+
 export interface JobQueue {
   /** Queues a catalog refresh and release check of the account (coalesced) and returns at once. */
   requestSync(accountId: number): Promise<void>;

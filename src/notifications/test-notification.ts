@@ -6,6 +6,12 @@ import type { TargetPolicy } from '../webhooks/target-policy.ts';
 import { showWebhookSecret } from '../accounts/tokens.ts';
 
 /** Where and how long webhooks may be sent: the server's AIRDATE_WEBHOOK_* settings. */
+declare module '../graphql/context.ts' {
+  interface GraphQLServices {
+    webhooks: WebhookTarget;
+  }
+}
+
 export interface WebhookTarget {
   policy: TargetPolicy;
   timeoutMs: number;

@@ -3,7 +3,8 @@
  * calendar dates in the account's zone, never on instants, so that "today" flips at the account's
  * local midnight and a DST change can neither skip nor repeat a day.
  */
-import type { LocalDate } from '../feeds/types.ts';
+/** A calendar date, `YYYY-MM-DD`. */
+export type LocalDate = string;
 
 const LOCAL_DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -6,11 +6,11 @@ import type {
   EpisodeFeedItem,
   FeedItem,
   LibrarySnapshot,
-  LocalDate,
   SnapshotEpisode,
   SnapshotShow,
   SnapshotTitle,
 } from '../../src/feeds/types.ts';
+import type { LocalDate } from '../../src/time/dates.ts';
 
 /** mulberry32: a tiny seeded PRNG, so a failure is reproducible from its seed. */
 export function createRandom(seed: number): () => number {

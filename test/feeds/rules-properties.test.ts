@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/time/dates.ts';
 import { createRandom } from './factories.ts';
 import { airingWeek, computeFeeds, countUnwatchedEpisodes, findUpNext, releasingItems, type ShowScans } from '../../src/feeds/rules.ts';
-import type { LibrarySnapshot, LocalDate, SnapshotEpisode, SnapshotShow, SnapshotTitle } from '../../src/feeds/types.ts';
+import type { LibrarySnapshot, SnapshotEpisode, SnapshotShow, SnapshotTitle } from '../../src/feeds/types.ts';
+import type { LocalDate } from '../../src/time/dates.ts';
 
 
 function randomSnapshot(seed: number): { snapshot: LibrarySnapshot; today: LocalDate } {

@@ -11,7 +11,7 @@ import { afterAll } from 'vitest';
  * instead of the package's development pages whose HTML may change between versions.
  *
  * The issuer is plain http on 127.0.0.1, which Airdate accepts for loopback issuers only
- * (src/accounts/single-sign-on/oidc-issuer.ts).
+ * (src/http/loopback-http.ts).
  */
 
 /** A person the provider knows; `sub` is their stable id, the rest are profile and email claims. */

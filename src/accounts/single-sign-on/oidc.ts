@@ -2,7 +2,7 @@ import * as client from 'openid-client';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
 import { oidcLengths, oidcTimes } from '../../limits.ts';
-import { isLoopbackHttp } from './oidc-issuer.ts';
+import { isLoopbackHttp } from '../../http/loopback-http.ts';
 
 /** OpenID Connect settings (config.web.oidc), present when AIRDATE_OIDC_ISSUER is set. */
 export type OidcSettings = NonNullable<Config['web']['oidc']>;
