@@ -5,8 +5,9 @@ import type { Config } from './config.ts';
 import { closeDatabase, db, openDatabase, postgresCountersPool } from './db/client.ts';
 import { initSecretKey } from './keys/secret-key.ts';
 import { createOidcRoutes, oidcCallbackPath, oidcStartPath } from './accounts/single-sign-on/oidc-routes.ts';
-import { authenticateRequest, type TokenPlacement } from './accounts/authenticate.ts';
-import { restRoutes, type RestMethod, type RestRoute } from './routes.ts';
+import { authenticateRequest } from './accounts/authenticate.ts';
+import { restRoutes } from './routes.ts';
+import type { RestHandler, RestMethod, RestRoute, RouteDependencies, TokenPlacement } from './http/rest-route.ts';
 import { createApiDescription } from './openapi/api-description.ts';
 import { errorResponse, HttpError, json } from './http/responses.ts';
 import { quotedPath } from './http/request-target.ts';
@@ -15,17 +16,12 @@ import { createMetrics, noMetrics } from './metrics/metrics.ts';
 import { snapshotGauges } from './feeds/snapshot-cache.ts';
 import { createMetricsHandler, metricsPath } from './metrics/metrics-endpoint.ts';
 import { requestIdOf, withRequestId } from './http/request-id.ts';
-import { createMachineHandlers, type MachineHandler } from './machine-routes.ts';
-import { createImportHandler } from './imports/import-route.ts';
 import { createGraphQLEndpoint } from './graphql/graphql-endpoint.ts';
 import { createGraphiQL, graphiqlAssetsPath } from './graphql/graphiql.ts';
 import { refuseCrossSite } from './graphql/graphql-access.ts';
 import { checkHost, clientAddress } from './http/public-origin.ts';
 import { initSessions, sessionCookieValue, sessionFromRequest } from './accounts/sessions.ts';
 import { createSignInLimiter } from './accounts/sign-in-limit.ts';
-import { availableImportSources } from './imports/sources/import-sources.ts';
-import { createCalendarHandler } from './calendar/calendar-route.ts';
-import { createExportHandler } from './export/export-route.ts';
 import { schema } from './schema.ts';
 import { createCatalogProviders } from './catalog/providers.ts';
 import { createCatalogService } from './catalog/catalog-service.ts';
@@ -65,9 +61,9 @@ export interface RequestContext {
   clientAddress?: string | undefined;
 }
 
-/** A REST path of rest-routes.ts with its handlers. */
-interface Route extends RestRoute {
-  handlers: Partial<Record<RestMethod, MachineHandler>>;
+/** A REST path with the routes that answer it, by method, and their handlers. */
+interface BoundPath {
+  routes: Partial<Record<RestMethod, { route: RestRoute; handler: RestHandler }>>;
 }
 
 /** What createApp takes besides the config (tests point these at folders of their own). */
@@ -145,22 +141,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   );
 
   const compress = createCompression();
-  const machine = createMachineHandlers({ schema, logger, maxJsonBytes: config.limits.maxJsonBytes });
-  const importHandler = createImportHandler({ schema, logger, maxUploadBytes: config.limits.maxUploadBytes });
-  const handlers: Record<string, MachineHandler> = {
-    'GET /api/machine/summary': machine.summary,
-    'GET /api/machine/releases': machine.releases,
-    'GET /api/machine/airing': machine.airing,
-    'GET /api/machine/widget': machine.widget,
-    'POST /api/machine/watched': machine.watched,
-    'POST /api/machine/follow': machine.follow,
-    'POST /api/machine/sync': machine.sync,
-    ...Object.fromEntries(availableImportSources.map((source) => [`POST /api/import/${source}`, importHandler(source)])),
-    'GET /api/calendar.ics': createCalendarHandler({ schema, logger }),
-    'GET /api/export': createExportHandler({ schema, logger }),
-  };
-  const routes = bindRoutes(handlers);
-  const apiDescription = createApiDescription();
+  const routes = bindRoutes(restRoutes, { schema, logger, limits: config.limits });
+  const apiDescription = createApiDescription(restRoutes);
 
   /** The request carries an API token (header or query): it is authenticated by that alone. */
   const carriesToken = (request: Request, url: URL) => request.headers.has('authorization') || url.searchParams.has('token');
@@ -221,11 +203,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       throw new HttpError(404, `no such endpoint: ${request.method} ${quotedPath(url.pathname)}`);
     }
     exchange.route = path;
-    const handler = found.handlers[method as RestMethod];
-    if (!handler) throw methodNotAllowed(request, [...found.methods]);
-    const signedIn = found.session && method === 'GET' && !carriesToken(request, url) ? await session(request, exchange) : null;
+    const bound = found.routes[method as RestMethod];
+    if (!bound) throw methodNotAllowed(request, Object.keys(found.routes));
+    const { route: restRoute, handler } = bound;
+    const signedIn = restRoute.session && method === 'GET' && !carriesToken(request, url) ? await session(request, exchange) : null;
     if (signedIn) refuseCrossSite(request, config.web);
-    const account = signedIn ? signedIn.account : await authenticate(request, url, found.auth, exchange);
+    const account = signedIn ? signedIn.account : await authenticate(request, url, restRoute.auth, exchange);
     return headAware(request, await handler(request, { account, services, source: 'api' }));
   }
 
@@ -346,19 +329,18 @@ function requestUrl(request: Request): URL {
   }
 }
 
-/** The routes of rest-routes.ts with their handlers (keyed `METHOD path`); a route without one stops the start. */
-function bindRoutes(handlers: Record<string, MachineHandler>): Map<string, Route> {
-  const routes = new Map<string, Route>();
-  for (const route of restRoutes) {
-    const bound: Route = { ...route, handlers: {} };
-    for (const method of route.methods) {
-      const handler = handlers[`${method} ${route.path}`];
-      if (!handler) throw new Error(`no handler for ${method} ${route.path}`);
-      bound.handlers[method] = handler;
+/** Each path of `routes` with its handlers, made once; two routes declaring one method of a path stop the start. */
+function bindRoutes(routes: readonly RestRoute[], dependencies: RouteDependencies): Map<string, BoundPath> {
+  const paths = new Map<string, BoundPath>();
+  for (const route of routes) {
+    for (const path of route.paths) {
+      const bound = paths.get(path) ?? { routes: {} };
+      if (bound.routes[route.method]) throw new Error(`two routes declare ${route.method} ${path}`);
+      bound.routes[route.method] = { route, handler: route.handler(dependencies, path) };
+      paths.set(path, bound);
     }
-    routes.set(route.path, bound);
   }
-  return routes;
+  return paths;
 }
 
 async function readiness(logger: Logger, jobs: Scheduler): Promise<Response> {

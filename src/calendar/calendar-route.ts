@@ -10,10 +10,12 @@ import { localDate } from '../time/dates.ts';
 import type { AuthenticatedAccount } from '../graphql/context.ts';
 import { renderIcs, type IcsEvent, type WrittenEvent } from './calendar-ics.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
-import type { MachineHandler } from '../machine-routes.ts';
+import type { RestHandler, RestRoute } from '../http/rest-route.ts';
 import { prepareOperation, runOperation } from '../graphql/run-operation.ts';
 import { accountCaching, matchesEtag } from '../http/feed-bodies.ts';
-import { calendarDaysSchemas, calendarKindsSchema, queryParameter } from '../openapi/request-schemas.ts';
+import { queryParameter } from '../http/rest-input.ts';
+import { error, etag, ifNoneMatch, notModified, queryParameterSpec } from '../openapi/operation-parts.ts';
+import { calendarDaysSchemas, calendarKindsSchema } from './calendar-rest-schemas.ts';
 
 const calendarOperation = `
   query CalendarFeed($past: Int, $future: Int, $kinds: [FeedItemKind!]) {
@@ -75,7 +77,7 @@ export function calendarRenderCount(): number {
  * 200 with the same bytes). The rendering is cached per account under the key (one render for
  * concurrent requests). HEAD gets the same answer (app.ts drops the body), 304 included.
  */
-export function createCalendarHandler(props: CalendarRouteProps): MachineHandler {
+export function createCalendarHandler(props: CalendarRouteProps): RestHandler {
   const { schema, logger } = props;
   const operation = prepareOperation(schema, calendarOperation);
   const rendered = createAccountCache<Promise<Buffer>>(cacheCapacity);
@@ -148,3 +150,32 @@ function calendarParams(search: URLSearchParams): CalendarParams {
   const kinds = queryParameter(search, 'kinds', calendarKindsSchema, 'kinds may be given once') ?? [...calendarKinds];
   return { past, future, kinds, key: `${past}:${future}:${kinds.join(',')}` };
 }
+
+/** `GET /api/calendar.ics`, as app.ts routes it and the OpenAPI document describes it. */
+export const calendarRoute: RestRoute = {
+  method: 'GET',
+  paths: ['/api/calendar.ics'],
+  template: '/api/calendar.ics',
+  auth: 'header-or-query',
+  operation: {
+    summary: 'Releases as an iCalendar feed',
+    tag: 'Feeds',
+    description: 'All-day events for followed items from `past` days before to `future` days after the local today.',
+    parameters: [
+      queryParameterSpec('past', calendarDaysSchemas.past),
+      queryParameterSpec('future', calendarDaysSchemas.future),
+      queryParameterSpec('kinds', calendarKindsSchema),
+      ifNoneMatch,
+    ],
+    responses: {
+      200: {
+        description: 'The calendar.',
+        content: { 'text/calendar': { schema: { type: 'string' } } },
+        headers: { ...etag, 'Content-Disposition': { description: '`inline; filename="airdate.ics"`', schema: { type: 'string' } } },
+      },
+      304: notModified,
+      400: error('A malformed or out-of-range value, a parameter given twice, or an unknown kind.'),
+    },
+  },
+  handler: ({ schema, logger }) => createCalendarHandler({ schema, logger }),
+};

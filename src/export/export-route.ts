@@ -4,7 +4,9 @@ import type { ExportAccount } from './export-format.ts';
 import { exportFormat, exportVersion } from './export-format.ts';
 import type { Logger } from '../log.ts';
 import { streamExportBody } from './export-service.ts';
-import type { MachineHandler } from '../machine-routes.ts';
+import type { RestHandler, RestRoute } from '../http/rest-route.ts';
+import { error, jsonContent } from '../openapi/operation-parts.ts';
+import { exportDocumentSchema } from './export-document-schema.ts';
 import { prepareOperation, runOperation } from '../graphql/run-operation.ts';
 
 /**
@@ -31,7 +33,7 @@ export interface ExportRouteProps {
  * streamed in chunks as it is read. The route is registered header-only: a `?token=` is refused
  * before this runs (machine-api.md §4.4, §5).
  */
-export function createExportHandler(props: ExportRouteProps): MachineHandler {
+export function createExportHandler(props: ExportRouteProps): RestHandler {
   const operation = prepareOperation(props.schema, exportOperation);
   return async (_request, context) => {
     const data = await runOperation(operation, context, props.logger);
@@ -52,3 +54,32 @@ export function createExportHandler(props: ExportRouteProps): MachineHandler {
     });
   };
 }
+
+/** What GET /api/export answers. */
+export const exportAnswerSchema = exportDocumentSchema.meta({
+  id: 'Export',
+  description: 'The whole library (docs/export-format.md): the same schema `POST /api/import/airdate` reads it back with.',
+});
+
+/** `GET /api/export`, as app.ts routes it and the OpenAPI document describes it. */
+export const exportRoute: RestRoute = {
+  method: 'GET',
+  paths: ['/api/export'],
+  template: '/api/export',
+  auth: 'header-only',
+  session: true,
+  operation: {
+    summary: 'Download the whole library',
+    tag: 'Import and export',
+    description: 'Streamed as a JSON attachment. Also answered to the web app’s signed-in session (its cookie) when no token is sent.',
+    responses: {
+      200: {
+        description: 'The export document.',
+        content: jsonContent(exportAnswerSchema),
+        headers: { 'Content-Disposition': { description: '`attachment; filename="airdate-export-YYYY-MM-DD.json"`', schema: { type: 'string' } } },
+      },
+      403: error('Sent with the session cookie by a page of another origin (its `Origin`, or `Sec-Fetch-Site` on anything but a followed link): `cross-site request refused`.'),
+    },
+  },
+  handler: ({ schema, logger }) => createExportHandler({ schema, logger }),
+};

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { homeAssistantSummarySchema, leanEpisodeSchema, leanReleaseSchema } from '../openapi/response-schemas.ts';
+import type { homeAssistantSummarySchema, leanEpisodeSchema, leanReleaseSchema } from './feeds-rest-schemas.ts';
 import { homeAssistantSummary } from '../limits.ts';
 import { ellipsis } from '../value-bounds.ts';
 import type { GraphQLFeedItem, GraphQLSummary } from './present-feeds.ts';

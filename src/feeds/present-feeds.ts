@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { episodeFeedItemSchema, feedItemSchema, summarySchema } from '../openapi/response-schemas.ts';
+import type { episodeFeedItemSchema, feedItemSchema, summarySchema } from './feeds-rest-schemas.ts';
 
 /** Feed items as the summary operation returns them (GraphQL names). */
 export interface GraphQLFeedItem {

@@ -3,11 +3,13 @@ import { readUploadedFiles } from '../http/read-upload.ts';
 import { json } from '../http/responses.ts';
 import type { ImportSource } from './sources/import-document.ts';
 import type { Logger } from '../log.ts';
-import type { MachineHandler } from '../machine-routes.ts';
+import type { RestHandler, RestRoute } from '../http/rest-route.ts';
 import { prepareOperation, runOperation, throwIfError } from '../graphql/run-operation.ts';
-import { dryRunSchema, importTimeZoneSchema, queryParameter } from '../openapi/request-schemas.ts';
+import { queryParameter } from '../http/rest-input.ts';
 import type { z } from 'zod';
-import type { importReportSchema } from '../openapi/response-schemas.ts';
+import { error, jsonContent, queryParameterSpec, ref } from '../openapi/operation-parts.ts';
+import { availableImportSources } from './sources/import-sources.ts';
+import { dryRunSchema, importReportSchema, importSourceSchema, importTimeZoneSchema } from './import-rest-schemas.ts';
 
 const importOperation = `
   mutation MachineImport($source: ImportSource!, $files: [File!]!, $dryRun: Boolean!, $timeZone: String) {
@@ -48,7 +50,7 @@ export interface ImportRouteProps {
  * body has to be read before the operation anyway (the limit applies to the whole request), so
  * handing the files over as variables costs nothing over calling the service directly.
  */
-export function createImportHandler(props: ImportRouteProps): (source: ImportSource) => MachineHandler {
+export function createImportHandler(props: ImportRouteProps): (source: ImportSource) => RestHandler {
   const operation = prepareOperation(props.schema, importOperation);
   return (source) => async (request, context) => {
     // Checked before the body is read: a bad parameter costs no upload.
@@ -77,3 +79,32 @@ export function createImportHandler(props: ImportRouteProps): (source: ImportSou
     return json(200, report);
   };
 }
+
+/** `POST /api/import/{source}`: one path per source with a parser (any other source is a 404). */
+export const importRoute: RestRoute = {
+  method: 'POST',
+  paths: availableImportSources.map((source) => `/api/import/${source}`),
+  template: '/api/import/{source}',
+  auth: 'header-only',
+  operation: {
+    summary: 'Import a library from a file upload',
+    tag: 'Import and export',
+    description: 'The files as multipart/form-data file parts (any part names); zips are read. One request is one transaction.',
+    parameters: [
+      { name: 'source', in: 'path', required: true, schema: ref(importSourceSchema) },
+      queryParameterSpec('dryRun', dryRunSchema),
+      queryParameterSpec('timeZone', importTimeZoneSchema),
+    ],
+    requestBody: {
+      required: true,
+      content: { 'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', format: 'binary' } } } },
+    },
+    responses: {
+      200: { description: 'The import report.', content: jsonContent(importReportSchema) },
+      400: error('A bad `dryRun` or `timeZone`, no file parts, a malformed body, or a file that is not of this source or breaks a bound (named with its first problem).'),
+      413: error('Upload over AIRDATE_MAX_UPLOAD_MB, or zips past their bounds.'),
+      415: error('Not multipart/form-data.'),
+    },
+  },
+  handler: ({ schema, logger, limits }, path) => createImportHandler({ schema, logger, maxUploadBytes: limits.maxUploadBytes })(path.slice('/api/import/'.length) as ImportSource),
+};

@@ -7,6 +7,7 @@ import { HttpError } from '../http/responses.ts';
 import { sendStatic, staticFile, staticFiles } from '../http/static-file.ts';
 import { matchesEtag } from '../http/feed-bodies.ts';
 import { projectRoot } from '../paths.ts';
+import type { RestRoute } from '../http/rest-route.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 
 /**
@@ -67,13 +68,13 @@ const pageHeaders = {
   'x-frame-options': 'DENY',
 };
 
-export function createApiDescription(): ApiDescription {
+export function createApiDescription(routes: readonly RestRoute[]): ApiDescription {
   const swaggerDir = () => path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   /** The document (under the name of its path) and Swagger UI's files, each read and gzipped once. */
   const file = staticFiles(async (name) => {
     if (name === openApiPath) {
       const { version } = JSON.parse(await readFile(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string };
-      return staticFile(Buffer.from(JSON.stringify(buildOpenApiDocument(version))), 'application/json; charset=utf-8', true);
+      return staticFile(Buffer.from(JSON.stringify(buildOpenApiDocument(version, routes))), 'application/json; charset=utf-8', true);
     }
     const asset = assets.get(name);
     return asset && staticFile(await readFile(path.join(swaggerDir(), name)), asset.type, asset.compressible);

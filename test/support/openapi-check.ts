@@ -21,12 +21,13 @@ interface Checker {
 let checker: Promise<Checker> | undefined;
 
 async function load(): Promise<Checker> {
-  const [{ buildOpenApiDocument }, { Ajv2020 }, formats] = await Promise.all([
+  const [{ buildOpenApiDocument }, { restRoutes }, { Ajv2020 }, formats] = await Promise.all([
     import('../../src/openapi/openapi-document.ts'),
+    import('../../src/routes.ts'),
     import('ajv/dist/2020.js'),
     import('ajv-formats'),
   ]);
-  const document = buildOpenApiDocument('test') as JsonObject;
+  const document = buildOpenApiDocument('test', restRoutes) as JsonObject;
   const ajv = new Ajv2020({ strict: false, allErrors: false });
   // CommonJS through ESM: the plugin is the module's default, or that default's own default.
   type AddFormats = (ajv: InstanceType<typeof Ajv2020>) => unknown;

@@ -11,4 +11,5 @@ export const graphql = initGraphQLTada<{
   scalars: { DateTime: string; LocalDate: string; File: File };
 }>();
 
-export type { ResultOf, VariablesOf } from 'gql.tada';
+export { readFragment } from 'gql.tada';
+export type { FragmentOf, ResultOf, VariablesOf } from 'gql.tada';

@@ -1,8 +1,17 @@
 import { useState } from 'preact/hooks';
 import { request } from '../client.ts';
 import { CopyField, formatTime, Notice, useAction } from '../components.tsx';
-import { graphql, type ResultOf } from '../graphql.ts';
-import type { DeveloperViewer } from './developer.tsx';
+import { graphql, readFragment, type FragmentOf, type ResultOf } from '../graphql.ts';
+
+/** What the webhook settings show of the account; the developer page's query selects it. */
+export const WebhookFields = graphql(`
+  fragment WebhookFields on Account {
+    webhookUrl
+    webhookSecret
+    webhookDisabledAt
+    webhookDisabledReason
+  }
+`);
 
 const UpdateWebhook = graphql(`
   mutation UpdateWebhook($url: String!) {
@@ -41,7 +50,8 @@ type TestResult = Extract<ResultOf<typeof SendTestNotification>['sendTestNotific
  * The webhook URL (checked by the server against its address policy: its refusal is shown as
  * it words it), the signing secret, and a test notification showing what the receiver answered.
  */
-export function WebhookSettings({ viewer, reload }: { viewer: DeveloperViewer; reload: () => void }) {
+export function WebhookSettings({ account, reload }: { account: FragmentOf<typeof WebhookFields>; reload: () => void }) {
+  const viewer = readFragment(WebhookFields, account);
   const [url, setUrl] = useState(viewer.webhookUrl ?? '');
   const [test, setTest] = useState<TestResult | null>(null);
   const save = useAction(async () => {

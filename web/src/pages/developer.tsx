@@ -1,7 +1,7 @@
 import { request } from '../client.ts';
 import { ConfirmButton, CopyField, Notice, PageTitle, useAction, useLoad } from '../components.tsx';
-import { graphql, type ResultOf } from '../graphql.ts';
-import { WebhookSettings } from './developer-webhook.tsx';
+import { graphql } from '../graphql.ts';
+import { WebhookFields, WebhookSettings } from './developer-webhook.tsx';
 import { DeliveryLog } from './delivery-log.tsx';
 
 const DeveloperQuery = graphql(`
@@ -11,13 +11,10 @@ const DeveloperQuery = graphql(`
       calendarUrl
       summaryUrl
       summaryProfile
-      webhookUrl
-      webhookSecret
-      webhookDisabledAt
-      webhookDisabledReason
+      ...WebhookFields
     }
   }
-`);
+`, [WebhookFields]);
 
 const RegenerateToken = graphql(`
   mutation RegenerateToken {
@@ -35,8 +32,6 @@ const UpdateSummaryProfile = graphql(`
     }
   }
 `);
-
-export type DeveloperViewer = ResultOf<typeof DeveloperQuery>['viewer'];
 
 const loadDeveloper = async () => (await request(DeveloperQuery)).viewer;
 
@@ -110,7 +105,7 @@ export default function DeveloperPage() {
             <Notice outcome={profile.outcome} />
           </section>
 
-          <WebhookSettings viewer={viewer} reload={reload} />
+          <WebhookSettings account={viewer} reload={reload} />
           <DeliveryLog />
         </>
       )}

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { request, upload } from '../client.ts';
 import { Notice, PageTitle, useAction, useLoad } from '../components.tsx';
-import { graphql, type ResultOf } from '../graphql.ts';
-import { ImportReport } from './import-report.tsx';
+import { graphql, readFragment, type ResultOf } from '../graphql.ts';
+import { ImportReport, ImportReportFields } from './import-report.tsx';
 
 const ImportLibrary = graphql(`
   mutation ImportLibrary($source: ImportSource!, $files: [File!]!, $dryRun: Boolean, $timeZone: String) {
@@ -17,35 +17,12 @@ const ImportLibrary = graphql(`
       }
       ... on MutationImportLibrarySuccess {
         data {
-          dryRun
-          imported {
-            shows
-            episodes
-            movies
-            games
-            history
-          }
-          skipped {
-            file
-            item
-            reason
-          }
-          notes {
-            file
-            note
-          }
-          unmatched {
-            file
-            kind
-            title
-            year
-            sourceId
-          }
+          ...ImportReportFields
         }
       }
     }
   }
-`);
+`, [ImportReportFields]);
 
 const AccountZone = graphql(`
   query ImportAccountZone {
@@ -55,7 +32,7 @@ const AccountZone = graphql(`
   }
 `);
 
-export type ImportSummary = Extract<ResultOf<typeof ImportLibrary>['importLibrary'], { __typename: 'MutationImportLibrarySuccess' }>['data'];
+type ImportSummary = Extract<ResultOf<typeof ImportLibrary>['importLibrary'], { __typename: 'MutationImportLibrarySuccess' }>['data'];
 type Source = 'TRAKT' | 'TVTIME' | 'SIMKL' | 'LETTERBOXD' | 'GROUVEE' | 'IMDB' | 'AIRDATE';
 
 /** Every ImportSource, with what its export file is called there. */
@@ -95,7 +72,7 @@ export default function ImportExportPage() {
     if (result.__typename === 'ImportFileError') throw new Error(`${result.file}: ${result.problem}`);
     if (result.__typename !== 'MutationImportLibrarySuccess') throw new Error(result.message);
     setReport(result.data);
-    return result.data.dryRun ? 'Dry run finished: nothing was written.' : 'Import finished.';
+    return readFragment(ImportReportFields, result.data).dryRun ? 'Dry run finished: nothing was written.' : 'Import finished.';
   });
 
   return (
@@ -146,7 +123,7 @@ export default function ImportExportPage() {
           </button>
         </form>
         <Notice outcome={run.outcome} />
-        {report && <ImportReport report={report} />}
+        {report && <ImportReport result={report} />}
       </section>
       <section class="card" aria-labelledby="export-heading">
         <h2 id="export-heading">Export</h2>

@@ -1,7 +1,38 @@
-import type { ImportSummary } from './import-export.tsx';
+import { graphql, readFragment, type FragmentOf } from '../graphql.ts';
+
+/** What the report shows of an import's result; the import page's mutation selects it. */
+export const ImportReportFields = graphql(`
+  fragment ImportReportFields on ImportResult {
+    dryRun
+    imported {
+      shows
+      episodes
+      movies
+      games
+      history
+    }
+    skipped {
+      file
+      item
+      reason
+    }
+    notes {
+      file
+      note
+    }
+    unmatched {
+      file
+      kind
+      title
+      year
+      sourceId
+    }
+  }
+`);
 
 /** An import's report: counts, then every unmatched and skipped item, so nothing is lost silently. */
-export function ImportReport({ report }: { report: ImportSummary }) {
+export function ImportReport({ result }: { result: FragmentOf<typeof ImportReportFields> }) {
+  const report = readFragment(ImportReportFields, result);
   const counts = report.imported;
   return (
     <section aria-labelledby="report-heading" class="report">

@@ -1,23 +1,20 @@
 import { z } from 'zod';
-import { availableImportSources } from '../imports/sources/import-sources.ts';
-import { exportDocumentSchema } from '../imports/sources/parse-airdate.ts';
+import { wholeNumberParameter } from '../http/rest-input.ts';
+import { listLimits } from '../limits.ts';
+import { countSchema as count, dateSchema as date, itemIdSchema as itemId, posterSchema as poster, timestampSchema as timestamp } from '../openapi/common-schemas.ts';
 
-/**
- * What the REST paths answer, as zod schemas. The presenters are typed with them (`z.input<…>`
- * as their return type), the OpenAPI document is generated from them, and the test suite checks
- * every REST response it sees against that document (test/support/openapi-check.ts). Objects are
- * strict: a field the document does not name is a violation, so the document stays complete.
- */
+/** What the feed routes take and answer (feeds-routes.ts), as zod schemas: see openapi/common-schemas.ts. */
 
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).meta({ description: 'A calendar date, YYYY-MM-DD, in the account’s time zone.', examples: ['2026-11-21'] });
-const itemId = z.int().min(1).meta({ description: 'The id the write endpoints take for this kind.' });
-const poster = z.string().nullable().meta({ description: 'Poster image URL, or null.' });
-const timestamp = z.iso.datetime().meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-21T08:00:00.000Z'] });
-const count = z.int().min(0);
+const limitMessage = `limit must be a whole number from 0 to ${listLimits.feedItems.max}`;
 
-export const errorSchema = z.strictObject({ error: z.string() }).meta({ id: 'Error', description: 'Every failure: exactly one member, the message.' });
+/** `?limit=` of the summary. */
+export const summaryLimitSchema = wholeNumberParameter(listLimits.feedItems.max, limitMessage).meta({
+  description: `Cuts \`upNext\`, \`today\` and \`week\` to their first N items (a whole number from 0 to ${listLimits.feedItems.max}, given once); \`counts\` keep the totals and \`releasing\` is never cut.`,
+  examples: ['25'],
+});
 
-export const okSchema = z.strictObject({ ok: z.literal(true) }).meta({ id: 'Ok', description: 'A write that succeeded.' });
+/** Today's message for a repeated `limit`. */
+export const repeatedLimit = `limit may be given once; ${limitMessage}`;
 
 export const episodeFeedItemSchema = z
   .strictObject({
@@ -89,44 +86,3 @@ export const airingSchema = z
 export const widgetSchema = z
   .strictObject({ generatedAt: timestamp, watchlist: z.array(episodeFeedItemSchema), week: z.array(episodeFeedItemSchema) })
   .meta({ id: 'Widget', description: '`watchlist` holds the up-next items.' });
-
-export const importSourceSchema = z.enum(availableImportSources as [string, ...string[]]).meta({ id: 'ImportSource' });
-
-export const importReportSchema = z
-  .strictObject({
-    ok: z.literal(true),
-    dryRun: z.literal(true).optional().meta({ description: 'Present with `?dryRun=true`: nothing was written.' }),
-    imported: z.strictObject({ shows: count, episodes: count, movies: count, games: count, history: count }),
-    skipped: z.array(z.strictObject({ file: z.string(), item: z.string(), reason: z.string() })),
-    notes: z
-      .array(z.strictObject({ file: z.string(), note: z.string() }))
-      .meta({ description: "How each file was read: the time zone of its times without one, what its only date stands for (IMDb's Date Rated, Letterboxd's \"marked seen\" dates)." }),
-    unmatched: z.array(
-      z.strictObject({
-        file: z.string(),
-        kind: z.enum(['show', 'episode', 'movie', 'game']),
-        title: z.string(),
-        ids: z.strictObject({
-          tmdb: z.int().optional(),
-          tvdb: z.int().optional(),
-          igdb: z.int().optional(),
-          imdb: z.string().optional(),
-          giantbomb: z.int().optional(),
-        }),
-        year: z.int().optional(),
-        sourceId: z.string().optional(),
-      }),
-    ),
-  })
-  .meta({ id: 'ImportReport' });
-
-export const exportSchema = exportDocumentSchema.meta({
-  id: 'Export',
-  description: 'The whole library (docs/export-format.md): the same schema `POST /api/import/airdate` reads it back with.',
-});
-
-export const healthSchema = okSchema;
-
-export const readinessSchema = z
-  .strictObject({ ok: z.literal(true), database: z.literal('ok'), scheduler: z.literal('ok') })
-  .meta({ id: 'Readiness' });

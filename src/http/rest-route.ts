@@ -1,0 +1,57 @@
+import type { GraphQLSchema } from 'graphql';
+import type { Config } from '../config.ts';
+import type { GraphQLContext } from '../graphql/context.ts';
+import type { Logger } from '../log.ts';
+
+/** A method a REST path answers (GET brings HEAD along). */
+export type RestMethod = 'GET' | 'POST';
+
+/** Where a route takes the API token from: the header, or also `?token=` (calendar apps, widgets). */
+export type TokenPlacement = 'header-or-query' | 'header-only';
+
+/** Answers one request of a route, for the account the edge authenticated. */
+export type RestHandler = (request: Request, context: GraphQLContext) => Promise<Response>;
+
+/** What a route's handler is made with, once the schema exists (app.ts). */
+export interface RouteDependencies {
+  schema: GraphQLSchema;
+  logger: Logger;
+  limits: Config['limits'];
+}
+
+/** One response of an OpenAPI operation. */
+export interface OpenApiResponse {
+  description: string;
+  content?: Record<string, { schema: Record<string, unknown> }>;
+  headers?: Record<string, unknown>;
+}
+
+/** A route's own part of its OpenAPI operation; the document adds what every route of its kind can answer. */
+export interface OpenApiOperation {
+  summary: string;
+  description?: string;
+  tag: string;
+  parameters?: Record<string, unknown>[];
+  requestBody?: Record<string, unknown>;
+  /** Success and route-specific statuses. */
+  responses: Record<string, OpenApiResponse>;
+}
+
+/**
+ * One token-carrying REST operation, declared once, in its feature: app.ts routes by it (through
+ * routes.ts, which collects them) and the OpenAPI document describes it. Its input and output are
+ * the zod schemas the handler validates with and answers by, which the operation refers to.
+ */
+export interface RestRoute {
+  method: RestMethod;
+  /** The paths it answers: one, or one per import source. */
+  paths: readonly string[];
+  /** The paths as the OpenAPI document and the access log write them (`/api/import/{source}`). */
+  template: string;
+  auth: TokenPlacement;
+  /** Also accepts the web app's session cookie (a GET only: a link the browser follows). */
+  session?: true;
+  operation: OpenApiOperation;
+  /** Makes the handler of one of `paths`. */
+  handler(dependencies: RouteDependencies, path: string): RestHandler;
+}
