@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { json, traktMoviePlay, tvTimeTrackingV2, tvTimeWatch } from '../import/fixtures.ts';
+import { json, traktMoviePlay, tvTimeTrackingV2, tvTimeWatch } from '../imports/fixtures.ts';
 import { startReceiver } from '../support/webhook-receiver.ts';
 import { completeSetup, launchChromium, signInThroughPage, startAirdate } from './browser-support.ts';
 

@@ -8,7 +8,7 @@ import { makeAccount } from '../support/factories.ts';
 import type { ServerProcess } from '../support/processes.ts';
 import { serverProcesses } from '../support/server-processes.ts';
 import { multipart } from '../support/upload.ts';
-import { json, traktEpisodePlay, traktMoviePlay, traktShow } from '../import/fixtures.ts';
+import { json, traktEpisodePlay, traktMoviePlay, traktShow } from '../imports/fixtures.ts';
 
 /**
  * One import request is one unit, tested the way it fails: a real `serve` process killed with

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { catalogLengths, maxIntColumn } from '../../src/limits.ts';
-import { bytes, grouveeHeader, grouveeRow, json, traktEpisodePlay, traktShow, tvTimeTrackingV2, tvTimeWatch, zip } from '../import/fixtures.ts';
+import { bytes, grouveeHeader, grouveeRow, json, traktEpisodePlay, traktShow, tvTimeTrackingV2, tvTimeWatch, zip } from '../imports/fixtures.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, unique } from '../support/factories.ts';
 import { call } from '../support/http.ts';

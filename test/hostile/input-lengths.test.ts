@@ -5,7 +5,7 @@ import { inputLengths } from '../../src/limits.ts';
 import { searchLimit } from '../../src/catalog/catalog-service.ts';
 import { startCatalogServer } from '../catalog/support/catalog-server.ts';
 import { tmdbRoute } from '../catalog/support/tmdb-fixture.ts';
-import { bytes, grouveeHeader, grouveeRow } from '../import/fixtures.ts';
+import { bytes, grouveeHeader, grouveeRow } from '../imports/fixtures.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow, unique } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';

@@ -3,7 +3,7 @@ import { db } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/time/dates.ts';
 import { catalogLengths, maxIntColumn } from '../../src/limits.ts';
 import { setFollow } from '../../src/library/library.ts';
-import { json } from '../import/fixtures.ts';
+import { json } from '../imports/fixtures.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow, unique } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';

@@ -7,7 +7,7 @@ import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { startCatalogServer } from '../catalog/support/catalog-server.ts';
 import { tmdbRoute } from '../catalog/support/tmdb-fixture.ts';
-import { json, traktMoviePlay } from '../import/fixtures.ts';
+import { json, traktMoviePlay } from '../imports/fixtures.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';
 import { call } from '../support/http.ts';

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow, setWatched } from '../../src/library/library.ts';
-import { json, traktMoviePlay } from '../import/fixtures.ts';
+import { json, traktMoviePlay } from '../imports/fixtures.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow, unique } from '../support/factories.ts';
 import { upload } from '../support/upload.ts';
