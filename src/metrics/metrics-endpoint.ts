@@ -2,11 +2,54 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Response } from '@whatwg-node/fetch';
 import { createServerAdapter } from '@whatwg-node/server';
-import { errorResponse } from '../http/responses.ts';
-import type { Metrics } from './metrics.ts';
+import type { Config } from '../config.ts';
+import { checkHost } from '../http/public-origin.ts';
+import { errorResponse, HttpError } from '../http/responses.ts';
+import type { Logger } from '../log.ts';
+import { createMetrics, noMetrics, type GaugeSource, type Metrics } from './metrics.ts';
 
 /** The path metrics are served at, on the main port or on their own (AIRDATE_METRICS_PORT). */
 export const metricsPath = '/metrics';
+
+const metricsNeedToken =
+  'metrics are served on the main port only with a token: set AIRDATE_METRICS_TOKEN (a scrape then sends Authorization: Bearer <token>), or AIRDATE_METRICS_PORT for a port of their own';
+
+/** An app's metrics and the ways they are read. */
+export interface AppMetrics {
+  metrics: Metrics;
+  /** `GET /metrics` on the main port, or undefined when metrics have a port of their own or are off. */
+  mainPort: ((request: Request) => Promise<Response>) | undefined;
+  /** `GET /metrics` on the metrics port (AIRDATE_METRICS_PORT). */
+  ownPort(request: Request): Promise<Response>;
+}
+
+/**
+ * The metrics of an app by its settings. /metrics is answered on the main port unless metrics are
+ * off or have a port of their own, and there only with AIRDATE_METRICS_TOKEN: any page of the same
+ * site could read them otherwise. Without a token nor a port nobody can read them, so none are
+ * collected. The metrics port checks the Host as the main port does: a DNS-rebinding page must
+ * not read it either.
+ */
+export function createAppMetrics(config: Pick<Config, 'metrics' | 'web'>, logger: Logger, gauges: readonly GaugeSource[]): AppMetrics {
+  const onMainPort = config.metrics.enabled && config.metrics.port === undefined;
+  const served = config.metrics.enabled && (config.metrics.port !== undefined || config.metrics.token !== undefined);
+  const metrics = served ? createMetrics(gauges) : noMetrics;
+  if (onMainPort && !served) logger.info(`metrics are not collected: ${metricsNeedToken}`);
+  const handler = createMetricsHandler({ metrics, token: config.metrics.token });
+  return {
+    metrics,
+    mainPort: !onMainPort ? undefined : served ? handler : async () => errorResponse(404, metricsNeedToken),
+    async ownPort(request) {
+      try {
+        checkHost(request, config.web);
+      } catch (error) {
+        if (error instanceof HttpError) return errorResponse(error.status, error.message);
+        throw error;
+      }
+      return handler(request);
+    },
+  };
+}
 
 /**
  * `GET /metrics`: the registry in Prometheus's text format (`text/plain; version=0.0.4`). With a
