@@ -7,6 +7,7 @@ import { canonicalTimeZone } from '../time/dates.ts';
 import { inputLengths, transactionTimes } from '../limits.ts';
 import { exceedsLength, quoted } from '../value-bounds.ts';
 import { hashPassword } from './password-hash.ts';
+import { accountVersionBumps } from '../db/stale-versions.ts';
 
 /** What the command line prints and other tools read about an account. */
 export interface PresentedAccount {
@@ -151,7 +152,7 @@ export async function updateAccount(props: {
     if (summaryProfile !== account.summaryProfile) changes.summaryProfile = summaryProfile;
   }
   if (Object.keys(changes).length === 0) return account;
-  return db().account.update({ where: { id: account.id }, data: { ...changes, feedVersion: { increment: 1 }, calendarVersion: { increment: 1 } } });
+  return db().account.update({ where: { id: account.id }, data: { ...changes, ...accountVersionBumps({ settings: true }) } });
 }
 
 /** The public view of an account: `{ id, name, timezone, webhookUrl, summaryProfile }`, never secrets. */

@@ -1,6 +1,7 @@
 import { db } from '../db/client.ts';
 import { chunks, prismaListValues } from '../db/limits.ts';
 import { retryOnUniqueViolation } from '../db/prisma-errors.ts';
+import { bumpCatalogVersion } from '../db/stale-versions.ts';
 import type { Game, Movie, Prisma, Show } from '../generated/prisma/client.ts';
 import { planEpisodes, writeEpisodes, type Fields, type ItemPlan } from './catalog-store-episodes.ts';
 import {
@@ -107,13 +108,7 @@ async function storeOnce(records: CatalogRecord[]): Promise<StoredIds> {
         const positions = records.flatMap((record, position) => (record.kind === kind ? [position] : []));
         if (positions.length > 0) changes += await storeKind(client, kind, records, positions, plans);
       }
-      if (changes > 0) {
-        await client.serverState.upsert({
-          where: { id: 1 },
-          create: { id: 1, catalogVersion: 1 },
-          update: { catalogVersion: { increment: 1 } },
-        });
-      }
+      if (changes > 0) await bumpCatalogVersion(client);
       const items = records.map((record, position) => {
         const plan = plans[position]!;
         return { kind: record.kind, databaseId: plan.id!, ids: { ...plan.ids } };

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { itemColumn, itemTable, type FastWriter, type FollowKind, type WatchKind, type WriteResult } from './fast-write.ts';
 import { DatabaseError } from './errors.ts';
+import { accountVersionAssignments } from './stale-versions.ts';
 
 /**
  * A watched toggle as one statement: the item's existence, the conditional flip of the state (or
@@ -30,7 +31,7 @@ const watchedSql = (kind: WatchKind) => `
     SELECT $1::int, $5::text, $2::int, $3::boolean, $4::timestamp, $6::text WHERE EXISTS (SELECT 1 FROM changed)
   ),
   bumped AS (
-    UPDATE "Account" SET "feedVersion" = "feedVersion" + 1, "updatedAt" = $4::timestamp
+    UPDATE "Account" SET ${accountVersionAssignments({ watches: true })}, "updatedAt" = $4::timestamp
     WHERE id = $1::int AND EXISTS (SELECT 1 FROM changed)
     RETURNING "feedVersion"
   )
@@ -61,7 +62,7 @@ const followSql = (kind: FollowKind) => {
     RETURNING id
   ),
   bumped AS (
-    UPDATE "Account" SET "feedVersion" = "feedVersion" + 1, "calendarVersion" = "calendarVersion" + 1, "updatedAt" = $6::timestamp
+    UPDATE "Account" SET ${accountVersionAssignments({ library: true })}, "updatedAt" = $6::timestamp
     WHERE id = $1::int AND EXISTS (SELECT 1 FROM upserted)
     RETURNING "feedVersion"
   )

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { DatabaseError } from './errors.ts';
 import { itemColumn, itemTable, type FastWriter, type FollowChange, type FollowKind, type WatchChange, type WatchKind, type WriteResult } from './fast-write.ts';
 import type { Turns } from './sqlite-gate.ts';
+import { accountVersionAssignments, type AccountWrite } from './stale-versions.ts';
 
 /** Changes committed together at most: bounds one commit's synchronous run (~0.05 ms a change). */
 const maxBatch = 256;
@@ -156,10 +157,10 @@ function writeStatements(connection: Database.Database) {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
   );
-  const bumpFeed = connection.prepare('UPDATE "Account" SET feedVersion = feedVersion + 1, updatedAt = ? WHERE id = ? RETURNING feedVersion').pluck();
-  const bumpFeedAndCalendar = connection
-    .prepare('UPDATE "Account" SET feedVersion = feedVersion + 1, calendarVersion = calendarVersion + 1, updatedAt = ? WHERE id = ? RETURNING feedVersion')
-    .pluck();
+  const bumpVersions = (write: AccountWrite) =>
+    connection.prepare(`UPDATE "Account" SET ${accountVersionAssignments(write)}, updatedAt = ? WHERE id = ? RETURNING feedVersion`).pluck();
+  const bumpFeed = bumpVersions({ watches: true });
+  const bumpFeedAndCalendar = bumpVersions({ library: true });
   /**
    * The bump doubles as the account's existence check: a deleted account's change is undone.
    * Returns the result of a change: the feed version it set.

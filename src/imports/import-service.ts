@@ -9,6 +9,7 @@ import { episodeKey, resolveEpisodeRefs, resolveEpisodes, resolveItems, type Wan
 import { applyFollowStates, applyWatchData, type FollowTarget, type WatchTarget } from './import-writes.ts';
 import { watchedThroughTargets } from './import-watched-through.ts';
 import { forgetPendingImports, storePendingImports, type PendingIdentity, type UnmatchedItem } from './pending-import-store.ts';
+import { accountVersionBumps, bumpCatalogVersion } from '../db/stale-versions.ts';
 
 /**
  * Writes the ImportDocuments of one request into an account, in one transaction, with the merge rules of
@@ -208,11 +209,8 @@ async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
       result.imported[key] = distinct[key].size;
     }
     if (changes.catalog > 0) await bumpCatalogVersion(tx);
-    if (changes.catalog + changes.library + changes.watches > 0) {
-      // The calendar lists followed items and their dates: new catalog rows or library rows change it, watches alone do not.
-      const calendarChanged = changes.catalog + changes.library > 0;
-      await tx.account.update({ where: { id: accountId }, data: { feedVersion: { increment: 1 }, ...(calendarChanged ? { calendarVersion: { increment: 1 } } : {}) } });
-    }
+    const stale = accountVersionBumps({ catalog: changes.catalog > 0, library: changes.library > 0, watches: changes.watches > 0 });
+    if (Object.keys(stale).length > 0) await tx.account.update({ where: { id: accountId }, data: stale });
     if (props.dryRun) throw new DryRunRollback(result);
     return result;
   };
@@ -378,7 +376,4 @@ function* slices<T>(byId: Map<number, T[]>, weigh: (same: T[]) => number): Gener
   if (slice.length > 0) yield slice;
 }
 
-async function bumpCatalogVersion(tx: Tx): Promise<void> {
-  await tx.serverState.upsert({ where: { id: 1 }, create: { id: 1, catalogVersion: 1 }, update: { catalogVersion: { increment: 1 } } });
-}
 

@@ -103,6 +103,14 @@ describe('the layout (docs/development.md)', () => {
     expect(cycles(importGraph('web/src', /\.tsx?$/))).toEqual([]);
   });
 
+  it('bumps the feed, calendar and catalog versions only through src/db/stale-versions.ts (one rule of what a write makes stale)', () => {
+    const bump = /"?(?:feed|calendar|catalog)Version"?\s*(?:=\s*"?(?:feed|calendar|catalog)Version"?\s*\+|:\s*\{\s*increment)/;
+    const bumping = [...source.keys()].filter((file) => file !== 'db/stale-versions.ts' && bump.test(readFileSync(path.join(root, 'src', file), 'utf8')));
+    expect(bumping).toEqual([]);
+    expect(bump.test('"feedVersion" = "feedVersion" + 1')).toBe(true);
+    expect(bump.test('{ calendarVersion: { increment: 1 } }')).toBe(true);
+  });
+
   it('the check itself sees an upward import and a cycle', () => {
     expect(layerOf('catalog/provider.ts')).toBeLessThan(layerOf('notifications/releases.ts'));
     expect(layerOf('db/client.ts')).toBe(0);
