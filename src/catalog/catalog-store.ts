@@ -4,6 +4,7 @@ import { retryOnUniqueViolation } from '../db/prisma-errors.ts';
 import { bumpCatalogVersion } from '../db/stale-versions.ts';
 import type { Game, Movie, Prisma, Show } from '../generated/prisma/client.ts';
 import { planEpisodes, writeEpisodes, type Fields, type ItemPlan } from './catalog-store-episodes.ts';
+import { createIdMatcher } from './id-match.ts';
 import {
   hasMatchableId,
   idColumn,
@@ -20,7 +21,8 @@ import {
  * Stores provider records in the shared catalog tables. The rules (offline-catalog.md,
  * decisions.md "Catalogs"):
  * - an item matches an existing row by ANY shared external id (idSourcesByKind: the catalogs'
- *   ids and imdb, tvdb for movies, giantbomb), and gains the ids it lacked;
+ *   ids and imdb, tvdb for movies, giantbomb), and gains the ids it lacked (the match rule,
+ *   id-match.ts, which imports share);
  * - an episode matches by (show, season, number), and gains the episode ids (tvdb, tmdb, imdb)
  *   it lacked, unless another episode already has them;
  * - nothing is ever deleted: a record that leaves an episode out keeps it stored;
@@ -130,24 +132,28 @@ async function storeKind(
 ): Promise<number> {
   const sources = idSourcesByKind[kind];
   const items = table(client, kind);
-  const owners = new Map<string, ItemPlan>(); // `source:id` → the plan that has that id
+  const matcher = createIdMatcher<ItemPlan>(sources, {
+    get: (plan, source) => plan.ids[source],
+    set: (plan, source, id) => void ((plan.ids as Record<string, unknown>)[source] = id),
+  });
 
   // Load every existing row sharing any incoming id: a handful of queries, not one per record.
   for (const source of sources) {
     const wanted = [...new Set(positions.flatMap((position) => records[position]!.ids[source] ?? []))];
     for (const part of chunks(wanted, prismaListValues)) {
-      for (const row of await items.findMany({ where: { [idColumn[source]]: { in: part } } })) {
-        if (sources.some((other) => owners.get(`${other}:${String(row[idColumn[other]])}`)?.id === row.id)) continue;
-        const plan = planFromRow(kind, row);
-        for (const [owned, id] of Object.entries(plan.ids)) owners.set(`${owned}:${id}`, plan);
-      }
+      for (const row of await items.findMany({ where: { [idColumn[source]]: { in: part } } })) matcher.addStored(row.id, planFromRow(kind, row));
     }
   }
 
   const created: ItemPlan[] = [];
+  const create = () => {
+    const plan: ItemPlan = { ids: {}, fields: {}, episodes: new Map(), episodesLoaded: true };
+    created.push(plan);
+    return plan;
+  };
   for (const position of positions) {
     const record = records[position]!;
-    const plan = matchOrCreate(sources, record.ids, owners, created);
+    const plan = matcher.match(record.ids, create)!.row;
     const values = record as unknown as Record<string, string | null | undefined>;
     for (const column of fieldColumns[kind]) plan.fields[column] = values[column] ?? null;
     plans[position] = plan;
@@ -171,32 +177,6 @@ function planFromRow(kind: MediaKind, row: Row): ItemPlan {
   return { id: row.id, ids, fields, stored, episodes: new Map(), episodesLoaded: false };
 }
 
-/** The plan a record's ids lead to (first match in source order), gaining the ids it lacked. */
-function matchOrCreate(
-  sources: readonly ItemIdSource[],
-  ids: ExternalIds,
-  owners: Map<string, ItemPlan>,
-  created: ItemPlan[],
-): ItemPlan {
-  let plan: ItemPlan | undefined;
-  for (const source of sources) {
-    const id = ids[source];
-    if (id !== undefined) plan ??= owners.get(`${source}:${id}`);
-  }
-  if (!plan) {
-    plan = { ids: {}, fields: {}, episodes: new Map(), episodesLoaded: true };
-    created.push(plan);
-  }
-  for (const source of sources) {
-    const id = ids[source];
-    const key = `${source}:${id}`;
-    // Skip an id another row owns (conflict) or one that would replace the plan's own id.
-    if (id === undefined || owners.has(key) || plan.ids[source] !== undefined) continue;
-    (plan.ids as Record<string, unknown>)[source] = id;
-    owners.set(key, plan);
-  }
-  return plan;
-}
 
 /** Creates new rows and updates the changed columns of existing ones; returns rows written. */
 async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[], touched: Set<ItemPlan>): Promise<number> {

@@ -3,10 +3,11 @@ import { Prisma } from '../generated/prisma/client.ts';
 import type { ImportEpisodeIds, ImportEpisodeRef, ImportShow, ImportTitle } from './sources/import-document.ts';
 import { insertRowsReturning, selectIn } from '../db/bulk-sql.ts';
 import { storedByTitleAndYear, titleYearKey } from '../catalog/title-match.ts';
+import { createIdMatcher } from '../catalog/id-match.ts';
 
 /**
  * The catalog side of an import, inside the import's transaction: finds the catalog row of every
- * item by ANY shared external id (the catalog store's rule, src/catalog/catalog-store.ts: tmdb,
+ * item by ANY shared external id (the catalog's match rule, src/catalog/id-match.ts, which the catalog store follows too: tmdb,
  * tvdb, imdb for shows and movies; igdb, giantbomb for games), and creates rows from the file's ids
  * and titles for items no catalog knows yet, so they are kept and refreshed later. A row is only
  * created for an item with an id a refresh can ask a catalog about (sourcesByKind: tmdb/tvdb for
@@ -44,35 +45,31 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
   const sources = idSourcesByKind[kind];
   const creatable = sourcesByKind[kind];
   const rows = table(tx, kind);
-  const owner = new Map<string, Row>(); // `source:id` → row (stored, or planned when id < 0)
+  // Rows (stored, or planned when id < 0) matched by the catalog's rule (catalog/id-match.ts).
+  const matcher = createIdMatcher<Row>(sources, {
+    get: (row, source) => (row[idColumn[source]] as string | number | null | undefined) ?? undefined,
+    set: (row, source, id) => void (row[idColumn[source]] = id),
+  });
   const columns = ['id', ...sources.map((source) => idColumn[source])];
   for (const source of sources) {
     const wanted = [...new Set(items.flatMap((item) => item.ids[source] ?? []))];
-    for (const row of await selectIn<Row>(tx, tableName[kind], columns, idColumn[source], wanted)) {
-      if (sources.some((other) => owner.get(`${other}:${row[idColumn[other]]}`)?.id === row.id)) continue;
-      for (const other of sources) if (row[idColumn[other]] != null) owner.set(`${other}:${row[idColumn[other]]}`, row);
-    }
+    for (const row of await selectIn<Row>(tx, tableName[kind], columns, idColumn[source], wanted)) matcher.addStored(row.id, row);
   }
   const planned: { row: Row; item: ImportShow | ImportTitle }[] = [];
   const gained = new Set<Row>();
   const matched = items.map((item) => {
-    const usable = sources.filter((source) => item.ids[source] !== undefined);
-    if (usable.length === 0) return undefined;
-    let row = usable.map((source) => owner.get(`${source}:${item.ids[source]}`)).find((found) => found !== undefined);
-    if (!row && !creatable.some((source) => item.ids[source] !== undefined)) return undefined;
-    if (!row) {
-      row = { id: -(planned.length + 1) };
+    if (!sources.some((source) => item.ids[source] !== undefined)) return undefined;
+    // A row is created only for an item a refresh can ask a catalog about; it keeps every id of the file.
+    const create = () => {
+      if (!creatable.some((source) => item.ids[source] !== undefined)) return undefined;
+      const row: Row = { id: -(planned.length + 1) };
       planned.push({ row, item });
-    }
-    for (const source of usable) {
-      const key = `${source}:${item.ids[source]}`;
-      if (owner.has(key) || row[idColumn[source]] != null) continue; // owned elsewhere, or would replace an id
-      // A created row keeps every id of the file; a stored row gains the ones it lacks.
-      row[idColumn[source]] = item.ids[source];
-      owner.set(key, row);
-      if (row.id > 0) gained.add(row);
-    }
-    return row;
+      return row;
+    };
+    const found = matcher.match(item.ids, create);
+    // A stored row gains the ids it lacks.
+    if (found && found.row.id > 0 && found.gained.length > 0) gained.add(found.row);
+    return found?.row;
   });
 
   let changes = 0;
