@@ -113,7 +113,7 @@ const environmentSchema = z.object({
   AIRDATE_OIDC_LABEL: optionalText,
 });
 
-/** Every environment variable the configuration reads (the README's Configuration table; compose.yaml sets some). */
+/** Every environment variable the configuration reads (docs/configuration.md's table; compose.yaml sets some). */
 export const environmentVariables: readonly string[] = Object.keys(environmentSchema.shape);
 
 /** The server's whole configuration, parsed once from the environment. */
@@ -137,7 +137,7 @@ export interface Config {
   logLevel: LogLevel;
   /** AIRDATE_LOG_FORMAT: `auto` is readable lines when stderr is a terminal, JSON lines otherwise. */
   logFormat: LogFormat;
-  /** Prometheus metrics (README "Metrics"). */
+  /** Prometheus metrics (docs/operations.md "Metrics"). */
   metrics: {
     enabled: boolean;
     /** Its own listener on this port (same HOST); undefined: `/metrics` on the main port. */

@@ -1,5 +1,5 @@
 /**
- * Every fixed bound of the product, in one place: the README's "Limits" table lists these and the
+ * Every fixed bound of the product, in one place: docs/configuration.md's "Limits" table lists these and the
  * configurable ones (`config.limits`, read from the environment), and every check refers here.
  *
  * Lengths are counted in characters, that is Unicode code points (a letter of any script is one, an
@@ -98,7 +98,7 @@ export const listLimits = {
 } as const;
 
 /**
- * The `home-assistant` summary profile (README "Summary"), sized so each sensor the Home Assistant
+ * The `home-assistant` summary profile (docs/api.md "Summary"), sized so each sensor the Home Assistant
  * integration builds fits Home Assistant: the recorder drops a state's attributes whose JSON passes
  * 16 384 bytes, and a state longer than 255 characters makes the sensor `unknown`. Texts are
  * measured in "JSON cost": the most bytes they take in a JSON string, as UTF-8 or as Python's

@@ -6,7 +6,7 @@ import { builder } from '../graphql/builder.ts';
 import { writeErrors } from '../graphql/errors.ts';
 import { selectsOnly } from '../graphql/selection.ts';
 
-/** What GET /api/machine/summary answers for the account (README "Summary"). */
+/** What GET /api/machine/summary answers for the account (docs/api.md "Summary"). */
 const SummaryProfileEnum = builder.enumType('SummaryProfile', {
   description: 'What GET /api/machine/summary answers for the account.',
   values: {

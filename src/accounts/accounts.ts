@@ -20,7 +20,7 @@ export interface PresentedAccount {
 
 /**
  * What GET /api/machine/summary answers for the account: `full`, the specification's summary, or
- * `home-assistant`, a summary every sensor of the Home Assistant integration can hold (README
+ * `home-assistant`, a summary every sensor of the Home Assistant integration can hold (docs/api.md
  * "Summary"). The integration can send nothing but the bare request, so the account decides.
  */
 export const summaryProfiles = ['full', 'home-assistant'] as const;

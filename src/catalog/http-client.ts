@@ -41,7 +41,7 @@ export interface CatalogHttpOptions {
   random?: () => number;
   /** The fetch to send with (default the global one); tests wrap it to stamp requests. */
   fetch?: typeof fetch;
-  /** Told of every attempt's outcome and time (metrics: README "Metrics"). */
+  /** Told of every attempt's outcome and time (metrics: docs/operations.md "Metrics"). */
   observe?: (outcome: CatalogOutcome, seconds: number) => void;
 }
 

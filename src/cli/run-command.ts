@@ -42,7 +42,7 @@ Commands:
   serve                                   run the server (applies pending migrations first)
   migrate                                 apply pending database migrations and exit
   backup <file> [--force]                 copy the SQLite database to <file> while the server runs
-                                          (PostgreSQL: pg_dump, see the README)
+                                          (PostgreSQL: pg_dump, see docs/operations.md)
   restore <file>                          put a backup in place of the SQLite database (the server
                                           must be stopped); the old one is kept beside it
   user create <name> [--timezone <IANA>] [--password | --password-stdin] [--admin]
@@ -184,7 +184,7 @@ const commands: Record<string, Handler> = {
 
 /**
  * The SQLite database `backup` and `restore` work on. PostgreSQL has its own tools, which copy a
- * live database consistently; the message names the exact commands (the README explains them).
+ * live database consistently; the message names the exact commands (docs/operations.md explains them).
  */
 function sqliteDatabase(config: Config, command: 'backup' | 'restore'): { file: string } {
   if (config.database.kind === 'sqlite') return config.database;

@@ -32,10 +32,10 @@ const feedItemFields = `
     ... on EpisodeFeedItem { show showId episode season number episodeTitle }
   }`;
 
-/** Every feed list whole, up to the cap that bounds a response (README "Limits"). */
+/** Every feed list whole, up to the cap that bounds a response (docs/configuration.md "Limits"). */
 const all = `(first: ${listLimits.feedItems.max})`;
 
-/** `$first`: `?limit=`, else every item; the account's profile decides the shape (README "Summary"). */
+/** `$first`: `?limit=`, else every item; the account's profile decides the shape (docs/api.md "Summary"). */
 const summaryOperation = `
   query MachineSummary($first: Int!) {
     summary {

@@ -48,7 +48,7 @@ const reportAs = (limit: Limit) => ({
 });
 
 /**
- * What one GraphQL document may ask for, checked before any resolver runs (README "Limits"):
+ * What one GraphQL document may ask for, checked before any resolver runs (docs/configuration.md "Limits"):
  * tokens while it is parsed, depth, aliases and directives while it is validated (GraphQL Armor's
  * envelop plugins; fragments count at the depth they are spread at, introspection's own nesting
  * does not count), then its cost, computed from the schema's field costs (Pothos's complexity

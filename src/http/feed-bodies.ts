@@ -11,7 +11,7 @@ import { createAccountCache } from './account-cache.ts';
  *
  * The key is built from versions every change bumps (feed and catalog versions, local date, time
  * zone, and the endpoint's own parameters), so a body under an unchanged key is still right. A body
- * that holds `generatedAt` holds the time it was made (README "Decisions beyond the
+ * that holds `generatedAt` holds the time it was made (docs/decisions.md, "Decisions beyond the
  * specification"): it stays byte-identical as long as it is cached, so its ETag is a strong one,
  * derived from the key and that time rather than from a hash of the whole body.
  */

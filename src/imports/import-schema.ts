@@ -116,7 +116,7 @@ builder.mutationField('importLibrary', (t) =>
   }),
 );
 
-/** Runs an import and counts it (README "Metrics"): its outcome, the items written, its time. */
+/** Runs an import and counts it (docs/operations.md "Metrics"): its outcome, the items written, its time. */
 async function counted(metrics: Metrics, source: ImportSource, run: () => Promise<ImportSummary>): Promise<ImportSummary> {
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;

@@ -11,7 +11,7 @@ export type ImportOutcome = 'imported' | 'dry_run' | 'refused' | 'failed';
 export type CatalogOutcome = 'ok' | 'client_error' | 'server_error' | 'rate_limited' | 'timeout' | 'network_error';
 
 /**
- * What the server counts (README "Metrics"; docs/grafana-dashboard.json is built on these names).
+ * What the server counts (docs/operations.md "Metrics"; docs/grafana-dashboard.json is built on these names).
  * Every label value is bounded: route templates, job names, sources, outcomes — never a URL, an
  * account or a name a client made up without a cap.
  */

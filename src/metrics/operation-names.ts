@@ -2,7 +2,7 @@
  * The GraphQL operation names `airdate_graphql_operations_total` counts one by one: the web app's
  * own operations (web/src) and the REST facade's (each feature's `*-route.ts`), which clients copying them to
  * /graphql send too. Any other name, whoever sends it, counts as `(other)`: the names a client
- * makes up can never add a series, however many it sends (README "Metrics"). A test compares this
+ * makes up can never add a series, however many it sends (docs/operations.md "Metrics"). A test compares this
  * list with the operations in web/src and the route files, so an operation added there fails it until it
  * is added here.
  */

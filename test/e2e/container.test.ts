@@ -10,7 +10,7 @@ import { startServer, type ServerProcess } from '../support/processes.ts';
 import { parseYamlSubset, type YamlValue } from '../support/yaml-subset.ts';
 
 /**
- * No container builder can build the image here (README, "Containers"), so this keeps the
+ * No container builder can build the image here (docs/operations.md, "Containers"), so this keeps the
  * Dockerfile and compose.yaml true without one: the image's health check command, taken from the
  * Dockerfile, run against a server started the way the image's CMD starts it (after the build the
  * image runs), the CMD stopping on SIGTERM, and compose.yaml naming variables the server reads.

@@ -129,7 +129,7 @@ describe('GraphQL document limits at their defaults', () => {
     expect(await refused('{ searchCatalog(query: "e", first: 50) { ... on Show { episodes(first: 500) { databaseId code title airDate } } } }')).toBe('QUERY_TOO_COSTLY');
   });
 
-  it('accepts the queries the README shows', async () => {
+  it('accepts the queries the documentation shows (README, docs/api.md)', async () => {
     const { app: defaults } = await defaultApp;
     const account = await makeAccount();
     for (const query of [

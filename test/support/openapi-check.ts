@@ -110,7 +110,7 @@ export async function checkResponse(method: string, url: string, response: Respo
     value = JSON.parse(decoded(Buffer.from(await response.arrayBuffer()), response.headers.get('content-encoding')).toString('utf8'));
   } catch (error) {
     // A download that fails midway is ended on purpose with a line that keeps it from parsing
-    // (README "Export"): no client may take it for a whole library.
+    // (docs/api.md "Export"): no client may take it for a whole library.
     const download = /^attachment/.test(response.headers.get('content-disposition') ?? '');
     if (error instanceof SyntaxError && !download) return [`${where}: the body is not JSON`];
     // Otherwise, a body cut short by a killed server or an aborted request is the test's business.

@@ -42,10 +42,10 @@ function cases(delivery: Delivery): [Delivery, boolean][] {
   ];
 }
 
-// The README repeats the essentials (one JavaScript and the Python snippet, the schedule): both are run.
+// docs/api.md repeats the essentials (one JavaScript and the Python snippet, the schedule): both are run.
 describe.each([
   { file: 'docs/webhooks.md', javascript: 2 },
-  { file: 'README.md', javascript: 1 },
+  { file: 'docs/api.md', javascript: 1 },
 ])('$file', ({ file, javascript }) => {
   const doc = readFileSync(path.join(repository, file), 'utf8');
   const blocks = (language: string) => codeBlocks(doc, language);
