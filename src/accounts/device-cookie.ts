@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { trustedDeviceMs } from '../limits.ts';
-import { decryptSecret, DecryptionError, encryptSecret } from '../keys/crypto.ts';
+import { encryptSecret, unsealCookieJson } from '../keys/crypto.ts';
 import { secretKey } from '../keys/secret-key.ts';
 import { cookieAttributes, cookieValue, ownCookieName } from './sessions.ts';
 
@@ -34,16 +34,8 @@ export function deviceCookie(request: Request, accountId: number, now = Date.now
  * undefined when there is none, or it was altered, sealed with another key, or is too old.
  */
 export function trustedDevice(request: Request, now = Date.now()): TrustedDevice | undefined {
-  const value = cookieValue(request, ownCookieName(request, baseName));
-  // A sealed device is about 120 characters; a longer value is not ours and is not worth decrypting.
-  if (value === undefined || value === '' || value.length > 512) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(decryptSecret(value, secretKey()));
-  } catch (error) {
-    if (error instanceof DecryptionError || error instanceof SyntaxError) return undefined;
-    throw error;
-  }
+  // A sealed device is about 120 characters.
+  const parsed = unsealCookieJson(cookieValue(request, ownCookieName(request, baseName)), secretKey(), 512);
   const { a, d, t } = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
   if (!Number.isInteger(a) || typeof d !== 'string' || typeof t !== 'number') return undefined;
   // A minute ahead is another instance's clock, not a forgery (which the seal already rules out).

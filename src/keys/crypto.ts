@@ -51,6 +51,21 @@ export function decryptSecret(box: string, key: Buffer): string {
 }
 
 /**
+ * The JSON a cookie value sealed by `encryptSecret` holds, or undefined when there is no value, it
+ * is longer than `maxLength` (not ours, not worth decrypting), or it was altered, sealed with
+ * another key or is no JSON: a cookie is the browser's to change, so none of that is an error.
+ */
+export function unsealCookieJson(value: string | undefined, key: Buffer, maxLength: number): unknown {
+  if (value === undefined || value === '' || value.length > maxLength) return undefined;
+  try {
+    return JSON.parse(decryptSecret(value, key));
+  } catch (error) {
+    if (error instanceof DecryptionError || error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}
+
+/**
  * Compares two strings in time that depends on neither their content nor their lengths: both are
  * hashed to 32 bytes first (UTF-16 code units, which encode every JS string losslessly), then
  * compared with `timingSafeEqual`.

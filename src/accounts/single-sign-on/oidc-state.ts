@@ -1,6 +1,7 @@
 import { isSecureOrigin, type WebSettings } from '../../http/public-origin.ts';
 import { oidcLengths, oidcTimes } from '../../limits.ts';
-import { decryptSecret, DecryptionError, encryptSecret } from '../../keys/crypto.ts';
+import { encryptSecret, unsealCookieJson } from '../../keys/crypto.ts';
+import { cookieValue } from '../sessions.ts';
 import type { PendingSignIn } from './oidc.ts';
 import { secretKey } from '../../keys/secret-key.ts';
 
@@ -47,22 +48,8 @@ export function clearStateCookie(request: Request, web: WebSettings): string {
  * sealed with another key, or it has expired (the cookie's Max-Age is only the browser's promise).
  */
 export function readStateCookie(request: Request, web: WebSettings, now = Date.now()): SignInState | undefined {
-  const name = cookieName(request, web);
-  const value = request.headers
-    .get('cookie')
-    ?.split(';')
-    .map((part) => part.trim())
-    .find((part) => part.startsWith(`${name}=`))
-    ?.slice(name.length + 1);
-  // A sealed state is well under 2 KB; a longer value is not ours and is not worth decrypting.
-  if (value === undefined || value === '' || value.length > 4_096) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(decryptSecret(value, secretKey()));
-  } catch (error) {
-    if (error instanceof DecryptionError || error instanceof SyntaxError) return undefined;
-    throw error;
-  }
+  // A sealed state is well under 2 KB.
+  const parsed = unsealCookieJson(cookieValue(request, cookieName(request, web)), secretKey(), 4_096);
   const state = asSignInState(parsed);
   return state && state.expiresAt > now ? state : undefined;
 }
