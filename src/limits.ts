@@ -275,11 +275,6 @@ export const mediaServerLimits = {
   bodyBytes: 256 * 1024,
   /** A multipart body: Plex's carries a JPEG thumbnail besides its JSON (tens to hundreds of KB). */
   multipartBytes: 4 * 1024 * 1024,
-  /**
-   * Deliveries per connection and minute: Jellyfin sends a progress event every few seconds per
-   * viewer, so a busy server's few hundred a minute pass; a runaway one is refused (429).
-   */
-  deliveriesPerMinute: 1_200,
   /** Deliveries kept in an account's log (newest first); older ones are deleted as new ones come. */
   logKept: 100,
   /** Unmatched deliveries kept for retry per account, past the log's newest (the oldest are dropped). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mediaServerSources } from './sources/media-event.ts';
 import { genericBodySchema } from './sources/parse-generic.ts';
 
 /** What the media server route answers (media-servers-route.ts), as zod schemas for its OpenAPI operation. */
@@ -27,3 +28,5 @@ export const genericWatchSchema = genericBodySchema.meta({
   id: 'GenericWatchEvent',
   description: 'The generic body (docs/media-servers.md "Generic JSON"). ids: tvdb, tmdb, igdb as numbers, imdb as "tt…".',
 });
+
+export const mediaServerSourceSchema = z.enum(mediaServerSources).meta({ id: 'MediaServerSource' });

@@ -1,11 +1,10 @@
 import { createRateLimiter } from '../http/rate-limit.ts';
 import { HttpError, json } from '../http/responses.ts';
 import type { RestRoute } from '../http/rest-route.ts';
-import { mediaServerLimits } from '../limits.ts';
-import { error, jsonContent } from '../openapi/operation-parts.ts';
+import { error, jsonContent, ref } from '../openapi/operation-parts.ts';
 import { authenticateConnection } from './connections.ts';
 import { handleDelivery } from './deliveries.ts';
-import { deliveryAnswerSchema, genericWatchSchema } from './media-servers-rest-schemas.ts';
+import { deliveryAnswerSchema, genericWatchSchema, mediaServerSourceSchema } from './media-servers-rest-schemas.ts';
 import { readDelivery } from './read-delivery.ts';
 import { mediaServerSources, type MediaServerSource } from './sources/media-event.ts';
 
@@ -19,7 +18,8 @@ const maxTokenLength = 64;
  * `POST /api/media-servers/{source}`: a media server's webhook. The connection's token in the URL
  * (`?token=`) is its only credential (Plex and Emby take nothing but a URL): a missing, unknown or
  * revoked token, an API token, or another source's token is a 401. Counted per connection
- * (mediaServerLimits.deliveriesPerMinute, 429 past it), not against the account's API rate. The
+ * (AIRDATE_MEDIA_SERVER_PER_MINUTE, 1200 by default: Jellyfin sends a progress event every
+ * few seconds per viewer, so a busy server's few hundred a minute pass; a runaway one gets 429), not against the account's API rate. The
  * body is read by its source's parser (400 naming what the source sends), then handled
  * (deliveries.ts) and answered with what came of it. The handler calls the feature's services
  * itself: there is no account before the token is checked, so no GraphQL operation to run.
@@ -35,7 +35,7 @@ export const mediaServerRoute: RestRoute = {
     description:
       'Called by Jellyfin (webhook plugin), Plex (multipart `payload`), Emby (JSON or form `data`) or anything that sends the generic JSON body, with the URL the Connections page shows. Every delivery is answered with what came of it; progress events are acknowledged and dropped. docs/media-servers.md has the set-up and the fields read.',
     parameters: [
-      { name: 'source', in: 'path', required: true, schema: { type: 'string', enum: [...mediaServerSources] } },
+      { name: 'source', in: 'path', required: true, schema: ref(mediaServerSourceSchema) },
       { name: 'token', in: 'query', required: true, description: 'The connection’s token (`adw_…`).', schema: { type: 'string' } },
     ],
     requestBody: {
@@ -53,9 +53,9 @@ export const mediaServerRoute: RestRoute = {
       413: error('Body over its limit (256 KB, or 4 MB multipart).'),
     },
   },
-  handler({ counters }, path) {
+  handler({ counters, limits }, path) {
     const source = path.slice('/api/media-servers/'.length) as MediaServerSource;
-    const rate = createRateLimiter({ name: 'media-server', points: mediaServerLimits.deliveriesPerMinute, windowSeconds: 60 }, counters);
+    const rate = createRateLimiter({ name: 'media-server', points: limits.mediaServerPerMinute, windowSeconds: 60 }, counters);
     return async (request, context) => {
       const token = new URL(request.url).searchParams.get('token');
       if (!token) throw new HttpError(401, `missing token: use the URL the Connections page shows (${path}?token=adw_…)`);
