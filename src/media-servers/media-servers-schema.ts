@@ -1,3 +1,4 @@
+import { webContext } from '../accounts/session-guard.ts';
 import { builder } from '../graphql/builder.ts';
 import { writeErrors } from '../graphql/errors.ts';
 import { listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts';
@@ -27,6 +28,14 @@ const MediaServerConnectionRef = builder.objectRef<ConnectionView>('MediaServerC
   fields: (t) => ({
     source: t.field({ type: MediaServerSourceEnum, resolve: (row) => row.source }),
     path: t.string({ description: 'The path with the token, to put after the server’s address: `/api/media-servers/plex?token=adw_…`.', resolve: (row) => `${mediaServerPath(row.source)}?token=${row.token}` }),
+    url: t.string({
+      description: 'The whole URL to paste into the server, on the server’s public origin (AIRDATE_PUBLIC_URL, or what the request says).',
+      resolve: (row, _args, context) => {
+        const url = new URL(mediaServerPath(row.source), webContext(context).origin);
+        url.searchParams.set('token', row.token);
+        return url.href;
+      },
+    }),
     users: t.stringList({ description: 'The server’s user names whose plays count; empty: every user’s.', resolve: (row) => row.users }),
     manualMarks: t.boolean({ description: 'Whether a manual “mark played” / “mark unplayed” on the server counts.', resolve: (row) => row.manualMarks }),
     createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
