@@ -5,7 +5,7 @@ import { listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts
 import { mediaServerLimits } from '../limits.ts';
 import { connect, listConnections, revoke, setOptions, type ConnectionView } from './connections.ts';
 import { mediaServerPath } from './media-servers-route.ts';
-import type { MediaServerSource } from './sources/media-event.ts';
+import { mediaServerSources, type MediaServerSource } from './sources/media-event.ts';
 
 // The Connections page's data: an account's media server connections (their URLs, options) and
 // the log of their deliveries (src/media-servers).
@@ -36,7 +36,11 @@ const MediaServerConnectionRef = builder.objectRef<ConnectionView>('MediaServerC
         return url.href;
       },
     }),
-    users: t.stringList({ description: 'The server’s user names whose plays count; empty: every user’s.', resolve: (row) => row.users }),
+    users: t.stringList({
+      description: `The server’s user names whose plays count (at most ${mediaServerLimits.usersPerConnection}); empty: every user’s.`,
+      complexity: { field: 1, multiplier: mediaServerLimits.usersPerConnection },
+      resolve: (row) => row.users,
+    }),
     manualMarks: t.boolean({ description: 'Whether a manual “mark played” / “mark unplayed” on the server counts.', resolve: (row) => row.manualMarks }),
     createdAt: t.field({ type: 'DateTime', resolve: (row) => row.createdAt }),
     rotatedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the token was last regenerated.', resolve: (row) => row.rotatedAt }),
@@ -61,7 +65,8 @@ builder.prismaObject('MediaServerDelivery', {
 builder.prismaObjectFields('Account', (t) => ({
   mediaServerConnections: t.field({
     type: [MediaServerConnectionRef],
-    description: 'The account’s media server connections.',
+    description: 'The account’s media server connections (one per source at most).',
+    complexity: { field: 1, multiplier: mediaServerSources.length },
     resolve: (account) => listConnections(account.id),
   }),
   mediaServerDeliveries: t.relation('mediaServerDeliveries', {
