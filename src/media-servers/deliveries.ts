@@ -239,13 +239,14 @@ export async function retryUnmatchedDeliveries(props: { catalog?: CatalogService
         take: mediaServerLimits.retriedPerRun,
       });
       for (const row of rows) {
+        // Claimed first: the account's sync and the periodic refresh may retry at once, and only
+        // one of them may record the row (the other would find the watch and call it a duplicate).
+        const claimed = await db().mediaServerDelivery.updateMany({ where: { id: row.id, pending: { not: null }, lastTriedAt: row.lastTriedAt }, data: { lastTriedAt: now } });
+        if (claimed.count === 0) continue;
         summary.tried += 1;
         const event = JSON.parse(row.pending!, (key, value: unknown) => (key === 'at' && typeof value === 'string' ? new Date(value) : value)) as MediaEvent;
         const match = await matchEvent(event, { accountId, catalog: props.catalog });
-        if (match.items.length === 0) {
-          await db().mediaServerDelivery.update({ where: { id: row.id }, data: { lastTriedAt: now } });
-          continue;
-        }
+        if (match.items.length === 0) continue;
         const outcome = await record(accountId, row.source as MediaServerSource, match.items, 'rule' in match ? match.rule : 'item ids', watchTime(event, row.at), now);
         const answer = { ...(JSON.parse(row.answer) as DeliveryAnswer), ...outcome.answer, seen: undefined, reason: outcome.answer.reason };
         await db().mediaServerDelivery.update({
