@@ -6,7 +6,7 @@ import { setWatched } from '../library/library.ts';
 import { mediaServerLimits } from '../limits.ts';
 import { isHistoryTime } from '../value-bounds.ts';
 import type { Connection } from './connections.ts';
-import { idText, matchEvent, type MatchedItem, type MatchRule } from './match-event.ts';
+import { matchEvent, type MatchedItem, type MatchRule } from './match-event.ts';
 import type { MediaEvent, MediaServerSource } from './sources/media-event.ts';
 
 /**
@@ -263,4 +263,3 @@ export async function retryUnmatchedDeliveries(props: { catalog?: CatalogService
   return summary;
 }
 
-export { idText };

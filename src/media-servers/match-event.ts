@@ -89,7 +89,7 @@ function unmatchedEpisodeReason(event: MediaEvent): string {
   return `no stored episode matches ${seen.join(', ')}${code}${event.show?.title ? ', and no single followed show has that title' : ''}`;
 }
 
-export const idText = (ids: MediaIds): string =>
+const idText = (ids: MediaIds): string =>
   Object.entries(ids)
     .map(([source, id]) => `${source}:${id}`)
     .join(' ');
@@ -110,7 +110,7 @@ async function storedEpisodes(event: MediaEvent): Promise<{ items: MatchedItem[]
       if (items.length > 0) return { items, rule: 'show ids' };
     }
   }
-  const own = episodeIdConditions(event.ids);
+  const own = idConditions(event.ids);
   if (own.length > 0) {
     // Each id in matching order: TheTVDB's, then TMDB's, then IMDb's (a server's wrong id of one
     // catalog must not hide the right one of another: the first that finds a row decides).
@@ -133,7 +133,6 @@ function idConditions(ids: MediaIds): { tvdbId?: number; tmdbId?: number; imdbId
     ...(ids.imdb !== undefined ? [{ imdbId: ids.imdb }] : []),
   ];
 }
-const episodeIdConditions = idConditions;
 
 async function episodesOf(showId: number, season: number, wanted: number[]): Promise<MatchedItem[]> {
   const rows = await db().episode.findMany({
