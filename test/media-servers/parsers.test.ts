@@ -123,6 +123,13 @@ describe('Emby', () => {
     });
   });
 
+  it('a multi-episode file (IndexNumberEnd) carries its last episode; an end before the start is dropped', () => {
+    const body = fixture('emby/episode-playback-stop-completed.json');
+    const item = body.Item as Record<string, unknown>;
+    expect(parseEmby({ ...body, Item: { ...item, IndexNumber: 3, IndexNumberEnd: 4 } })).toMatchObject({ episode: 3, episodeEnd: 4 });
+    expect(parseEmby({ ...body, Item: { ...item, IndexNumber: 3, IndexNumberEnd: 2 } }).episodeEnd).toBeUndefined();
+  });
+
   it('a partial stop and a start are progress; markplayed/markunplayed are manual marks; library.new is other', () => {
     expect(parseEmby(fixture('emby/episode-playback-stop-partial.json')).action).toBe('progress');
     expect(parseEmby(fixture('emby/episode-playback-start.json')).action).toBe('progress');
