@@ -27,7 +27,7 @@ describe('the Connections page', () => {
     const plex = page.getByRole('region', { name: 'Plex', exact: true });
     await plex.getByRole('listitem').first().waitFor();
     expect(await plex.getByRole('listitem').allInnerTexts()).toContainEqual(expect.stringContaining('plex.tv → Account → Webhooks'));
-    await plex.getByRole('button', { name: 'Connect Plex' }).click();
+    await plex.getByRole('button', { name: 'Connect Plex', exact: true }).click();
     const urlField = plex.getByRole('textbox', { name: 'Plex URL' });
     await urlField.waitFor();
     const url = await urlField.inputValue();
@@ -65,7 +65,7 @@ describe('the Connections page', () => {
 
     await plex.getByRole('button', { name: 'Disconnect Plex' }).click();
     await page.getByRole('dialog', { name: 'Disconnect Plex?' }).getByRole('button', { name: 'Disconnect' }).click();
-    await plex.getByRole('button', { name: 'Connect Plex' }).waitFor();
+    await plex.getByRole('button', { name: 'Connect Plex', exact: true }).waitFor();
     expect((await post(fresh, scrobble('alex'))).status).toBe(401);
     await context.close();
   });
