@@ -353,6 +353,10 @@ describe('the delivery log and the connection through GraphQL', () => {
     expect(tooMany.json.data.setMediaServerOptions).toEqual({ __typename: 'InputError', message: 'at most 50 user names' });
     const notConnected = await graphql(app, account.token, 'mutation { setMediaServerOptions(input: { source: EMBY, manualMarks: true }) { __typename } }');
     expect(notConnected.json.data.setMediaServerOptions.__typename).toBe('NotFoundError');
+    expect((await graphql(app, account.token, 'mutation { revokeMediaServer(source: EMBY) }')).json.data.revokeMediaServer).toBe(false);
+    // A page holds at most the kept log and the waiting ones.
+    const tooLong = await graphql(app, account.token, '{ viewer { mediaServerDeliveries(first: 301) { event } } }');
+    expect(tooLong.json.errors[0].message).toBe('Argument "first" must be from 0 to 300; got 301');
   });
 
   it('keeps the newest deliveries and the unmatched ones waiting, bounded', async () => {
