@@ -11,15 +11,19 @@ import { mediaServerSources, type MediaServerSource } from './sources/media-even
 /** The path a source's server calls: `/api/media-servers/<source>?token=adw_…`. */
 export const mediaServerPath = (source: MediaServerSource) => `/api/media-servers/${source}`;
 
+/** Progress events a connection may send a minute, as a multiple of its other deliveries' limit. */
+const progressFactor = 10;
+
 /** Longest token looked at; a connection token has 42 characters. */
 const maxTokenLength = 64;
 
 /**
  * `POST /api/media-servers/{source}`: a media server's webhook. The connection's token in the URL
  * (`?token=`) is its only credential (Plex and Emby take nothing but a URL): a missing, unknown or
- * revoked token, an API token, or another source's token is a 401. Counted per connection
- * (AIRDATE_MEDIA_SERVER_PER_MINUTE, 1200 by default: Jellyfin sends a progress event every
- * few seconds per viewer, so a busy server's few hundred a minute pass; a runaway one gets 429), not against the account's API rate. The
+ * revoked token, an API token, or another source's token is a 401. Counted per connection, not
+ * against the account's API rate: AIRDATE_MEDIA_SERVER_PER_MINUTE (1200 by default) deliveries
+ * that are not progress events, and ten times that of progress events (Jellyfin sends one every
+ * few seconds per viewer), each past its limit a 429. The
  * body is read by its source's parser (400 naming what the source sends), then handled
  * (deliveries.ts) and answered with what came of it. The handler calls the feature's services
  * itself: there is no account before the token is checked, so no GraphQL operation to run.
@@ -56,14 +60,17 @@ export const mediaServerRoute: RestRoute = {
   handler({ counters, limits }, path) {
     const source = path.slice('/api/media-servers/'.length) as MediaServerSource;
     const rate = createRateLimiter({ name: 'media-server', points: limits.mediaServerPerMinute, windowSeconds: 60 }, counters);
+    // Progress events have their own, larger count: a busy server's stream of them must never use
+    // up the minute of the plays that matter (Jellyfin sends no delivery twice), and they cost no write.
+    const progressRate = createRateLimiter({ name: 'media-server-progress', points: limits.mediaServerPerMinute * progressFactor, windowSeconds: 60 }, counters);
     return async (request, context) => {
       const token = new URL(request.url).searchParams.get('token');
       if (!token) throw new HttpError(401, `missing token: use the URL the Connections page shows (${path}?token=adw_…)`);
       const connection = token.length > maxTokenLength ? null : await authenticateConnection(token);
       if (!connection) throw new HttpError(401, 'invalid or revoked media server token (an API token does not work here)');
       if (connection.source !== source) throw new HttpError(401, `this token belongs to the ${connection.source} connection: use its URL`);
-      await rate.take(String(connection.id));
       const event = await readDelivery(source, request);
+      await (event.action === 'progress' ? progressRate : rate).take(String(connection.id));
       return json(200, await handleDelivery({ connection, event, catalog: context.services.catalog }));
     };
   },

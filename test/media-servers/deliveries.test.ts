@@ -313,18 +313,24 @@ describe('hostile and wrong deliveries', () => {
     expect(log.json.data.viewer).toEqual({ mediaServerConnections: [], mediaServerDeliveries: [] });
   });
 
-  it('a burst of progress events is answered, none written; past the connection’s rate, 429 with Retry-After', async () => {
+  it('a burst of progress events is answered, none written, and never uses up the plays’ rate; past a rate, 429 with Retry-After', async () => {
     const account = await connectedAccount(app, 'jellyfin');
     const progress = JSON.stringify(fixture('jellyfin/official-episode-playback-progress.json'));
-    const burst = await Promise.all(Array.from({ length: 40 }, () => deliver(app, account.path, { text: progress })));
+    // 40 a minute for plays and other events here (AIRDATE_MEDIA_SERVER_PER_MINUTE), 400 for progress.
+    const burst = await Promise.all(Array.from({ length: 60 }, () => deliver(app, account.path, { text: progress })));
     expect(burst.every((response) => response.status === 200 && response.json.result === 'ignored')).toBe(true);
-    const refused = await deliver(app, account.path, { text: progress });
+    expect(await deliveriesOf(account.id)).toEqual([]);
+    expect((await deliver(app, account.path, { json: fixture('jellyfin/official-episode-playback-stop.json') })).json.result).toBe('matched');
+    const added = JSON.stringify(fixture('jellyfin/official-item-added.json'));
+    const others = await Promise.all(Array.from({ length: 39 }, (_, index) => deliver(app, account.path, { text: added.replace('"UtcTimestamp":', `"Index":${index},"UtcTimestamp":`) })));
+    expect(others.map((response) => response.status)).toEqual(Array(39).fill(200));
+    const refused = await deliver(app, account.path, { text: added });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await deliveriesOf(account.id)).toEqual([]);
+    expect((await deliver(app, account.path, { text: progress })).status).toBe(200);
     // Another connection, and the account's own API, are not affected.
     const other = await connectedAccount(app, 'jellyfin');
-    expect((await deliver(app, other.path, { text: progress })).status).toBe(200);
+    expect((await deliver(app, other.path, { text: added })).status).toBe(200);
     expect((await call(app, 'GET', '/api/machine/summary', { token: account.token })).status).toBe(200);
   });
 });
