@@ -29,6 +29,7 @@ const signedInPages = [
   { path: '/settings/developer', heading: 'Developer settings' },
   { path: '/settings/account', heading: 'Account' },
   { path: '/import-export', heading: 'Import & export' },
+  { path: '/connections', heading: 'Connections' },
   { path: '/admin', heading: 'Administration' },
 ];
 const signedOutPages = [

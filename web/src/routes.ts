@@ -17,6 +17,7 @@ export const routes: RouteDefinition[] = [
   { path: '/setup', access: 'public', load: () => import('./pages/setup.tsx') },
   { path: '/settings/developer', nav: 'Developer', access: 'account', load: () => import('./pages/developer.tsx') },
   { path: '/settings/account', nav: 'Account', access: 'account', load: () => import('./pages/account.tsx') },
+  { path: '/connections', nav: 'Connections', access: 'account', load: () => import('./pages/connections.tsx') },
   { path: '/import-export', nav: 'Import & export', access: 'account', load: () => import('./pages/import-export.tsx') },
   { path: '/admin', nav: 'Administration', access: 'admin', load: () => import('./pages/admin.tsx') },
 ];
