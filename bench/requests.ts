@@ -1,0 +1,238 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createAccount } from '../src/accounts/accounts.ts';
+import { showToken } from '../src/accounts/tokens.ts';
+import { loadConfig } from '../src/config.ts';
+import { closeDatabase, db, openDatabase } from '../src/db/client.ts';
+import { initSecretKey } from '../src/keys/secret-key.ts';
+import { generateToken } from '../src/keys/token-format.ts';
+import { localDate } from '../src/time/dates.ts';
+import { memoryOf, serverKind, startBenchServer } from './server-process.ts';
+import { issueLibrary, seedLibrary } from './seed-library.ts';
+
+/**
+ * `npm run bench:requests`: what one request costs the server, issue 27's table, in one run next
+ * to a bare node:http server answering 9 KB. Both servers are processes of their own (`serve` as
+ * `npm start` runs it, dist/main.js), loaded by wrk (BENCH_CONNECTIONS connections, one thread,
+ * BENCH_SECONDS a row); a row's CPU per request is the server process's user + system time over
+ * the row (from /proc/<pid>/stat) divided by the requests answered, and its share is its req/s
+ * over the bare server's (measured before and after the rows, the mean). The accounts: 50 shows,
+ * 500 shows (issue 14's library) and 2,000 shows, each × 50 episodes; the access log is on (info,
+ * as a default install runs) and the rate limit off (one account far over any sane rate). The
+ * resident memory is read after every 50- and 500-show row, before the 2,000-show account is
+ * touched. SQLite, or PostgreSQL with BENCH_DATABASE_URL (an empty database; filled, not
+ * cleaned). The machine may be busy with other work: compare rows with the bare server of the
+ * same run, never across runs.
+ */
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const coldSamples = Number(process.env.BENCH_COLD_SAMPLES ?? 100);
+const bigShows = Number(process.env.BENCH_BIG_SHOWS ?? 2_000);
+const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-bench-requests-'));
+const databaseUrl = process.env.BENCH_DATABASE_URL;
+const env = {
+  AIRDATE_DATA_DIR: dataDir,
+  AIRDATE_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  AIRDATE_LOG_FORMAT: 'json',
+  AIRDATE_RATE_LIMIT_PER_MINUTE: '0',
+  ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+};
+const config = loadConfig(env);
+await openDatabase(config, { migrate: true });
+initSecretKey(config);
+const today = localDate('UTC', new Date());
+/** An account with `shows` shows × 50 episodes (and issue 14's movies and games) and its token. */
+async function seededAccount(shows: number): Promise<{ id: number; token: string; shows: number }> {
+  const account = await createAccount({ name: `bench-requests-${shows}-${Date.now()}`, timezone: 'UTC' });
+  const started = performance.now();
+  await seedLibrary(account.id, today, { ...issueLibrary, shows });
+  console.log(`${config.database.kind}: seeded ${shows} shows × 50 episodes in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return { id: account.id, token: await showToken({ accountId: account.id }), shows };
+}
+const small = await seededAccount(50);
+const issue = await seededAccount(500);
+const big = await seededAccount(bigShows);
+/** Episodes of an account's followed shows, aired: what a watched toggle flips. */
+const episodesOf = async (accountId: number) =>
+  (await db().episode.findMany({ where: { show: { libraryRows: { some: { accountId } } }, airDate: { lte: today } }, select: { id: true }, take: 50, orderBy: { id: 'asc' } })).map(
+    (row) => row.id,
+  );
+const issueEpisodes = await episodesOf(issue.id);
+const bigEpisodes = await episodesOf(big.id);
+await closeDatabase();
+
+// The bare server: node:http answering 9 KB of JSON, in a process of its own like the real one.
+const bareBody = JSON.stringify({ items: Array.from({ length: 120 }, (_, index) => ({ id: index, title: `Item ${index}`, airDate: '2026-01-01' })) }).slice(0, 9 * 1024 - 2);
+const bareSource = `
+  const body = ${JSON.stringify(bareBody)};
+  const server = require('node:http').createServer((request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    response.end(body);
+  });
+  server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));`;
+const bare = spawn(process.execPath, ['-e', bareSource], { stdio: ['ignore', 'pipe', 'inherit'] });
+const bareUrl = await new Promise<string>((resolve) => bare.stdout!.on('data', (chunk: Buffer) => resolve(/listening on (\S+)/.exec(chunk.toString())![1]!)));
+
+const server = await startBenchServer(env);
+const pid = server.child.pid!;
+// Its output is read and dropped from here on (kept, the access lines would fill this process).
+for (const stream of [server.child.stdout!, server.child.stderr!]) {
+  stream.removeAllListeners('data');
+  stream.resume();
+}
+const origin = server.baseUrl.replace('localhost', '127.0.0.1');
+
+/** The process's user + system CPU time so far, in µs. */
+function cpuMicros(processId: number): number {
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${processId}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6;
+}
+
+/** Runs wrk with `args` to its end: its output. */
+function runWrk(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', () => resolve({ stdout, stderr }));
+  });
+}
+
+interface Target {
+  label: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** The status every answer must have. */
+  status: number;
+}
+
+interface Measured {
+  rps: number;
+  cpuPerRequest: number;
+  p99: string;
+  bytes: number;
+}
+
+/** Checks one answer of `target`, then loads it with wrk; the server's CPU time over the load per request. */
+async function measure(target: Target, processId: number): Promise<Measured> {
+  const check = await fetch(target.url, { method: target.method ?? 'GET', headers: target.headers, body: target.body });
+  const text = await check.text();
+  if (check.status !== target.status || (target.url.endsWith('/graphql') && text.includes('"errors"'))) {
+    throw new Error(`${target.label}: expected ${target.status}, got ${check.status} ${text.slice(0, 300)}`);
+  }
+  const script = path.join(dataDir, 'wrk.lua');
+  const headers = Object.entries(target.headers ?? {}).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`);
+  writeFileSync(
+    script,
+    [`wrk.method = "${target.method ?? 'GET'}"`, ...(target.body ? [`wrk.body = ${JSON.stringify(target.body)}`] : []), ...headers].join('\n'),
+  );
+  const before = cpuMicros(processId);
+  // Not spawnSync: this process must go on reading the server's log lines from its pipe meanwhile.
+  const result = await runWrk(['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, target.url]);
+  const used = cpuMicros(processId) - before;
+  const output = result.stdout;
+  const requests = Number(/(\d+) requests in/.exec(output)?.[1]);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
+  const failures = /Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1];
+  const errors = /Socket errors: (.*)/.exec(output)?.[1];
+  if (!requests) throw new Error(`${target.label}: wrk failed: ${output} ${result.stderr}`);
+  if (target.status < 400 && failures) throw new Error(`${target.label}: ${failures} answers were not ${target.status}`);
+  if (errors && /timeout [1-9]/.test(errors)) console.log(`  (${target.label}: wrk socket errors ${errors})`);
+  return { rps, cpuPerRequest: used / requests, p99: /99%\s+(\S+)/.exec(output)?.[1] ?? '?', bytes: Buffer.byteLength(text) };
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+/** The ETag a first GET answers with. */
+async function etagOf(url: string, headers: Record<string, string> = {}): Promise<string> {
+  const response = await fetch(url, { headers });
+  await response.arrayBuffer();
+  return response.headers.get('etag') ?? '';
+}
+const summaryUrl = `${origin}/api/machine/summary`;
+const calendarUrl = (token: string) => `${origin}/api/calendar.ics?token=${token}`;
+const graphql = (label: string, query: string, token: string): Target => ({
+  label,
+  url: `${origin}/graphql`,
+  method: 'POST',
+  headers: { ...bearer(token), 'content-type': 'application/json' },
+  body: JSON.stringify({ query }),
+  status: 200,
+});
+
+const targets: Target[] = [
+  { label: 'summary 200, warm, 50 shows', url: summaryUrl, headers: bearer(small.token), status: 200 },
+  { label: 'summary 304 (If-None-Match), 50 shows', url: summaryUrl, headers: { ...bearer(small.token), 'if-none-match': await etagOf(summaryUrl, bearer(small.token)) }, status: 304 },
+  { label: 'calendar.ics 304, 50 shows', url: calendarUrl(small.token), headers: { 'if-none-match': await etagOf(calendarUrl(small.token)) }, status: 304 },
+  { label: 'calendar.ics 304, 500 shows', url: calendarUrl(issue.token), headers: { 'if-none-match': await etagOf(calendarUrl(issue.token)) }, status: 304 },
+  { label: 'calendar.ics 200, warm, 500 shows', url: calendarUrl(issue.token), status: 200 },
+  // A well-formed token nobody has (a regenerated one still configured somewhere): a lookup, then 401.
+  { label: '401 (unknown token)', url: summaryUrl, headers: bearer(generateToken()), status: 401 },
+  graphql('GraphQL { __typename }', '{ __typename }', issue.token),
+  graphql('GraphQL library(first: 20), 500 shows', '{ library(first: 20) { edges { node { kind followed } } } }', issue.token),
+];
+
+console.log(`${config.database.kind}, ${serverKind}; wrk -t1 -c${connections} -d${seconds}s a row; access log ${env.AIRDATE_LOG_LEVEL}`);
+const bareBefore = await measure({ label: 'bare node:http, 9 KB', url: bareUrl, status: 200 }, bare.pid!);
+const rows: [string, Measured][] = [];
+// BENCH_ONLY=<text>: only the rows whose label holds it (for a profile of one of them).
+for (const target of targets.filter((target) => target.label.includes(process.env.BENCH_ONLY ?? ''))) rows.push([target.label, await measure(target, pid)]);
+const bareAfter = await measure({ label: 'bare node:http, 9 KB', url: bareUrl, status: 200 }, bare.pid!);
+const bareRps = (bareBefore.rps + bareAfter.rps) / 2;
+const bareCpu = (bareBefore.cpuPerRequest + bareAfter.cpuPerRequest) / 2;
+
+/** Wall time of a summary GET right after each of `coldSamples` watched toggles, p50 and p99. */
+async function coldSummary(token: string, episodes: number[]): Promise<string> {
+  const times: number[] = [];
+  for (let sample = 0; sample < coldSamples; sample += 1) {
+    const toggle = await fetch(`${origin}/api/machine/watched`, {
+      method: 'POST',
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'episode', id: episodes[sample % episodes.length], watched: Math.floor(sample / episodes.length) % 2 === 0 }),
+    });
+    if (toggle.status !== 200) throw new Error(`watched failed: ${toggle.status} ${await toggle.text()}`);
+    await toggle.arrayBuffer();
+    const started = performance.now();
+    const response = await fetch(summaryUrl, { headers: bearer(token) });
+    await response.arrayBuffer();
+    times.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`summary failed: ${response.status}`);
+  }
+  times.sort((a, b) => a - b);
+  const at = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]!;
+  return `p50 ${at(50).toFixed(2)} ms, p99 ${at(99).toFixed(2)} ms`;
+}
+const cold500 = await coldSummary(issue.token, issueEpisodes);
+const rss500 = memoryOf(pid).rss;
+const cold2000 = await coldSummary(big.token, bigEpisodes);
+const rssAfterBig = memoryOf(pid).rss;
+const bareRss = memoryOf(bare.pid!).rss;
+
+const cell = (text: string, width: number) => text.padEnd(width);
+console.log('');
+console.log(`| request | CPU per request | req/s | share of the bare server's req/s | p99 | body |`);
+console.log(`|---|---|---|---|---|---|`);
+console.log(`| bare node:http, 9 KB (before / after the rows) | ${bareBefore.cpuPerRequest.toFixed(0)} / ${bareAfter.cpuPerRequest.toFixed(0)} µs | ${bareBefore.rps.toFixed(0)} / ${bareAfter.rps.toFixed(0)} | 100 % | ${bareBefore.p99} | 9 KB |`);
+for (const [label, measured] of rows) {
+  console.log(
+    `| ${cell(label, 40)} | ${measured.cpuPerRequest.toFixed(0)} µs (${(measured.cpuPerRequest / bareCpu).toFixed(1)}× bare) | ${measured.rps.toFixed(0)} | ${((measured.rps / bareRps) * 100).toFixed(1)} % | ${measured.p99} | ${(measured.bytes / 1024).toFixed(1)} KB |`,
+  );
+}
+console.log(`| cold summary right after a write, 500 shows | ${cold500} (wall, over HTTP, ${coldSamples} samples) |`);
+console.log(`| cold summary right after a write, ${bigShows} shows | ${cold2000} |`);
+console.log(`| resident memory after the rows (50 and 500 shows) | ${rss500.toFixed(0)} MB (bare server ${bareRss.toFixed(0)} MB); after the ${bigShows}-show account too: ${rssAfterBig.toFixed(0)} MB |`);
+
+bare.kill();
+await server.stop();
+rmSync(dataDir, { recursive: true, force: true });
