@@ -186,8 +186,9 @@ const targets: Target[] = [
 console.log(`${config.database.kind}, ${serverKind}; wrk -t1 -c${connections} -d${seconds}s a row; access log ${env.AIRDATE_LOG_LEVEL}`);
 const bareBefore = await measure({ label: 'bare node:http, 9 KB', url: bareUrl, status: 200 }, bare.pid!);
 const rows: [string, Measured][] = [];
-// BENCH_ONLY=<text>: only the rows whose label holds it (for a profile of one of them).
-for (const target of targets.filter((target) => target.label.includes(process.env.BENCH_ONLY ?? ''))) rows.push([target.label, await measure(target, pid)]);
+// BENCH_ONLY=<regular expression>: only the rows whose label matches it (for a profile of one of them).
+const only = new RegExp(process.env.BENCH_ONLY ?? '');
+for (const target of targets.filter((target) => only.test(target.label))) rows.push([target.label, await measure(target, pid)]);
 const bareAfter = await measure({ label: 'bare node:http, 9 KB', url: bareUrl, status: 200 }, bare.pid!);
 const bareRps = (bareBefore.rps + bareAfter.rps) / 2;
 const bareCpu = (bareBefore.cpuPerRequest + bareAfter.cpuPerRequest) / 2;
