@@ -32,6 +32,7 @@ const coldSamples = Number(process.env.BENCH_COLD_SAMPLES ?? 100);
 const bigShows = Number(process.env.BENCH_BIG_SHOWS ?? 2_000);
 const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
 
+const metricsToken = 'bench-requests-metrics-token';
 const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-bench-requests-'));
 const databaseUrl = process.env.BENCH_DATABASE_URL;
 const env = {
@@ -39,6 +40,8 @@ const env = {
   AIRDATE_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   AIRDATE_LOG_FORMAT: 'json',
   AIRDATE_RATE_LIMIT_PER_MINUTE: '0',
+  // Metrics collected, as a monitored install runs; read at the end for the heap and the caches.
+  AIRDATE_METRICS_TOKEN: metricsToken,
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
 };
@@ -216,6 +219,16 @@ async function coldSummary(token: string, episodes: number[]): Promise<string> {
 }
 const cold500 = await coldSummary(issue.token, issueEpisodes);
 const rss500 = memoryOf(pid).rss;
+/** The server's heap and cache gauges from /metrics (MB for bytes). */
+async function gauges(): Promise<string> {
+  const text = await (await fetch(`${origin}/metrics`, { headers: bearer(metricsToken) })).text();
+  const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const mb = (name: string) => `${(value(name) / 1024 / 1024).toFixed(0)} MB`;
+  // The unlabelled airdate_ gauges: what each cache keeps.
+  const caches = [...text.matchAll(/^(airdate_[a-z_]+) (\S+)$/gm)].filter(([, name]) => !/_(total|sum|count)$/.test(name!)).map(([, name, kept]) => `${name} ${kept}`);
+  return `heap used ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')}, external ${mb('nodejs_external_memory_bytes')}; ${caches.join(', ')}`;
+}
+const memory500 = await gauges();
 const cold2000 = await coldSummary(big.token, bigEpisodes);
 const rssAfterBig = memoryOf(pid).rss;
 const bareRss = memoryOf(bare.pid!).rss;
@@ -233,6 +246,7 @@ for (const [label, measured] of rows) {
 console.log(`| cold summary right after a write, 500 shows | ${cold500} (wall, over HTTP, ${coldSamples} samples) |`);
 console.log(`| cold summary right after a write, ${bigShows} shows | ${cold2000} |`);
 console.log(`| resident memory after the rows (50 and 500 shows) | ${rss500.toFixed(0)} MB (bare server ${bareRss.toFixed(0)} MB); after the ${bigShows}-show account too: ${rssAfterBig.toFixed(0)} MB |`);
+console.log(`(at 500 shows: ${memory500})`);
 
 bare.kill();
 await server.stop();
