@@ -4,6 +4,7 @@ import { secretKey } from '../keys/secret-key.ts';
 import { generateToken, generateWebhookSecret, isWellFormedToken } from '../keys/token-format.ts';
 import { databaseGeneration, db, fastReader, unawaitedWrite } from '../db/client.ts';
 import { NotFoundError } from '../errors.ts';
+import { registerCache } from '../metrics/cache-sizes.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/prisma-errors.ts';
 
 
@@ -70,9 +71,7 @@ export const checkedTokensCapacity = 1_000;
  * is read again; on PostgreSQL, which has no such check, it is always read. Oldest first out.
  */
 const checkedTokens = new Map<string, CheckedToken>();
-
-/** Gauge of the kept token checks (docs/operations.md "Caches"). */
-export const checkedTokenCount = (): number => checkedTokens.size;
+registerCache('token-checks', { size: () => checkedTokens.size, max: checkedTokensCapacity, unit: 'entries' });
 
 /**
  * The per-request check: the account `token` belongs to, or null. Malformed tokens (wrong shape
@@ -132,15 +131,19 @@ export async function authenticateToken(token: string): Promise<AuthenticatedAcc
 /** How often `lastUsedAt` is written at most, per token: a write per request would double the cost of every call. */
 export const lastUsedWriteInterval = 60_000;
 
+/** Digests whose last `lastUsedAt` write is remembered at most (then all are forgotten at once). */
+const lastUsedCapacity = 10_000;
+
 /** Last `lastUsedAt` write per token digest, in this process. */
 const lastUsedWrites = new Map<string, number>();
+registerCache('token-last-used', { size: () => lastUsedWrites.size, max: lastUsedCapacity, unit: 'entries' });
 
 function noteTokenUse(digest: string, tokenId: number): void {
   const now = Date.now();
   const previous = lastUsedWrites.get(digest);
   if (previous !== undefined && now - previous < lastUsedWriteInterval) return;
   // Old digests (rotated tokens) would otherwise pile up in a long-running process.
-  if (lastUsedWrites.size >= 10_000) lastUsedWrites.clear();
+  if (lastUsedWrites.size >= lastUsedCapacity) lastUsedWrites.clear();
   lastUsedWrites.set(digest, now);
   const write = db()
     .apiToken.updateMany({ where: { id: tokenId, digest }, data: { lastUsedAt: new Date(now) } })
