@@ -9,6 +9,8 @@ import { closeDatabase, db, openDatabase } from '../src/db/client.ts';
 import { initSecretKey } from '../src/keys/secret-key.ts';
 import { generateToken } from '../src/keys/token-format.ts';
 import { localDate } from '../src/time/dates.ts';
+import { startServer, type ServerProcess } from '../test/support/processes.ts';
+import { buildBaselineServer, sameSchema } from './baseline-server.ts';
 import { memoryOf, serverKind, startBenchServer } from './server-process.ts';
 import { issueLibrary, seedLibrary } from './seed-library.ts';
 
@@ -60,9 +62,16 @@ async function seededAccount(shows: number): Promise<{ id: number; token: string
 const small = await seededAccount(50);
 const issue = await seededAccount(500);
 const big = await seededAccount(bigShows);
-/** Episodes of an account's followed shows, aired: what a watched toggle flips. */
+/** Aired episodes of an account's followed shows, none watched yet: what the watched toggles flip. */
 const episodesOf = async (accountId: number) =>
-  (await db().episode.findMany({ where: { show: { libraryRows: { some: { accountId } } }, airDate: { lte: today } }, select: { id: true }, take: 50, orderBy: { id: 'asc' } })).map(
+  (
+    await db().episode.findMany({
+      where: { show: { libraryRows: { some: { accountId } } }, airDate: { lte: today }, watchStates: { none: { accountId } } },
+      select: { id: true },
+      take: 50,
+      orderBy: { id: 'asc' },
+    })
+  ).map(
     (row) => row.id,
   );
 const issueEpisodes = await episodesOf(issue.id);
@@ -81,14 +90,31 @@ const bareSource = `
 const bare = spawn(process.execPath, ['-e', bareSource], { stdio: ['ignore', 'pipe', 'inherit'] });
 const bareUrl = await new Promise<string>((resolve) => bare.stdout!.on('data', (chunk: Buffer) => resolve(/listening on (\S+)/.exec(chunk.toString())![1]!)));
 
-const server = await startBenchServer(env);
-const pid = server.child.pid!;
-// Its output is read and dropped from here on (kept, the access lines would fill this process).
-for (const stream of [server.child.stdout!, server.child.stderr!]) {
-  stream.removeAllListeners('data');
-  stream.resume();
+// BENCH_BASELINE=<commit>: that commit's server too (built from `git archive`, bench/baseline-server.ts),
+// on the same database, each row measured on both in turn: a before and after in one run.
+const baselineRev = process.env.BENCH_BASELINE;
+if (baselineRev && !sameSchema(baselineRev)) throw new Error(`${baselineRev} has another Prisma schema: its server cannot share this database`);
+const baselineMain = baselineRev ? buildBaselineServer(baselineRev, path.join(dataDir, 'baseline')) : undefined;
+
+interface Served {
+  name: string;
+  pid: number;
+  origin: string;
+  stop(): Promise<unknown>;
 }
-const origin = server.baseUrl.replace('localhost', '127.0.0.1');
+/** A started server whose output is read and dropped (kept, the access lines would fill this process). */
+function served(name: string, server: ServerProcess): Served {
+  for (const stream of [server.child.stdout!, server.child.stderr!]) {
+    stream.removeAllListeners('data');
+    stream.resume();
+  }
+  return { name, pid: server.child.pid!, origin: server.baseUrl.replace('localhost', '127.0.0.1'), stop: () => server.stop() };
+}
+const servers: Served[] = [];
+if (baselineMain) {
+  servers.push(served(`before (${baselineRev})`, await startServer(env, { built: baselineMain })));
+}
+servers.push(served(baselineMain ? 'after (this checkout)' : 'this checkout', await startBenchServer(env)));
 
 /** The process's user + system CPU time so far, in µs. */
 function cpuMicros(processId: number): number {
@@ -163,91 +189,129 @@ async function etagOf(url: string, headers: Record<string, string> = {}): Promis
   await response.arrayBuffer();
   return response.headers.get('etag') ?? '';
 }
-const summaryUrl = `${origin}/api/machine/summary`;
-const calendarUrl = (token: string) => `${origin}/api/calendar.ics?token=${token}`;
-const graphql = (label: string, query: string, token: string): Target => ({
-  label,
-  url: `${origin}/graphql`,
-  method: 'POST',
-  headers: { ...bearer(token), 'content-type': 'application/json' },
-  body: JSON.stringify({ query }),
-  status: 200,
-});
 
-const targets: Target[] = [
-  { label: 'summary 200, warm, 50 shows', url: summaryUrl, headers: bearer(small.token), status: 200 },
-  { label: 'summary 304 (If-None-Match), 50 shows', url: summaryUrl, headers: { ...bearer(small.token), 'if-none-match': await etagOf(summaryUrl, bearer(small.token)) }, status: 304 },
-  { label: 'calendar.ics 304, 50 shows', url: calendarUrl(small.token), headers: { 'if-none-match': await etagOf(calendarUrl(small.token)) }, status: 304 },
-  { label: 'calendar.ics 304, 500 shows', url: calendarUrl(issue.token), headers: { 'if-none-match': await etagOf(calendarUrl(issue.token)) }, status: 304 },
-  { label: 'calendar.ics 200, warm, 500 shows', url: calendarUrl(issue.token), status: 200 },
-  // A well-formed token nobody has (a regenerated one still configured somewhere): a lookup, then 401.
-  { label: '401 (unknown token)', url: summaryUrl, headers: bearer(generateToken()), status: 401 },
-  graphql('GraphQL { __typename }', '{ __typename }', issue.token),
-  graphql('GraphQL library(first: 20), 500 shows', '{ library(first: 20) { edges { node { kind followed } } } }', issue.token),
-];
+/** The rows of the table on the server at `origin`. */
+async function targetsOf(origin: string): Promise<Target[]> {
+  const summaryUrl = `${origin}/api/machine/summary`;
+  const calendarUrl = (token: string) => `${origin}/api/calendar.ics?token=${token}`;
+  const graphql = (label: string, query: string, token: string): Target => ({
+    label,
+    url: `${origin}/graphql`,
+    method: 'POST',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+    status: 200,
+  });
+  return [
+    { label: 'summary 200, warm, 50 shows', url: summaryUrl, headers: bearer(small.token), status: 200 },
+    { label: 'summary 304 (If-None-Match), 50 shows', url: summaryUrl, headers: { ...bearer(small.token), 'if-none-match': await etagOf(summaryUrl, bearer(small.token)) }, status: 304 },
+    { label: 'calendar.ics 304, 50 shows', url: calendarUrl(small.token), headers: { 'if-none-match': await etagOf(calendarUrl(small.token)) }, status: 304 },
+    { label: 'calendar.ics 304, 500 shows', url: calendarUrl(issue.token), headers: { 'if-none-match': await etagOf(calendarUrl(issue.token)) }, status: 304 },
+    { label: 'calendar.ics 200, warm, 500 shows', url: calendarUrl(issue.token), status: 200 },
+    // A well-formed token nobody has (a regenerated one still configured somewhere): a lookup, then 401.
+    { label: '401 (unknown token)', url: summaryUrl, headers: bearer(unknownToken), status: 401 },
+    graphql('GraphQL { __typename }', '{ __typename }', issue.token),
+    graphql('GraphQL library(first: 20), 500 shows', '{ library(first: 20) { edges { node { kind followed } } } }', issue.token),
+  ];
+}
+const unknownToken = generateToken();
 
-console.log(`${config.database.kind}, ${serverKind}; wrk -t1 -c${connections} -d${seconds}s a row; access log ${env.AIRDATE_LOG_LEVEL}`);
+console.log(`${config.database.kind}, ${servers.map((server) => server.name).join(' and ')} (${serverKind}); wrk -t1 -c${connections} -d${seconds}s a row; access log ${env.AIRDATE_LOG_LEVEL}`);
 const bareBefore = await measure({ label: 'bare node:http, 9 KB', url: bareUrl, status: 200 }, bare.pid!);
-const rows: [string, Measured][] = [];
 // BENCH_ONLY=<regular expression>: only the rows whose label matches it (for a profile of one of them).
 const only = new RegExp(process.env.BENCH_ONLY ?? '');
-for (const target of targets.filter((target) => only.test(target.label))) rows.push([target.label, await measure(target, pid)]);
+const targets = await Promise.all(servers.map((server) => targetsOf(server.origin)));
+/** Each row's figures, one per server (in `servers` order), measured in turn. */
+const rows: [string, Measured[]][] = [];
+for (const [index, target] of targets[0]!.entries()) {
+  if (!only.test(target.label)) continue;
+  const figures: Measured[] = [];
+  for (const [at, server] of servers.entries()) figures.push(await measure(targets[at]![index]!, server.pid));
+  rows.push([target.label, figures]);
+}
 const bareAfter = await measure({ label: 'bare node:http, 9 KB', url: bareUrl, status: 200 }, bare.pid!);
 const bareRps = (bareBefore.rps + bareAfter.rps) / 2;
 const bareCpu = (bareBefore.cpuPerRequest + bareAfter.cpuPerRequest) / 2;
 
-/** Wall time of a summary GET right after each of `coldSamples` watched toggles, p50 and p99. */
-async function coldSummary(token: string, episodes: number[]): Promise<string> {
+/**
+ * A summary GET right after each of `coldSamples` watched toggles: its wall time (p50, p99) and
+ * the server's CPU time for it (mean; /proc counts in 10 ms ticks, so only the mean is exact).
+ * `encoding`: its Accept-Encoding (`identity`: plain, as the in-process figure of earlier rounds).
+ */
+const watchedNow = new Map<number, boolean>();
+async function coldSummary(server: Served, token: string, episodes: number[], encoding: string): Promise<string> {
   const times: number[] = [];
+  let cpu = 0;
   for (let sample = 0; sample < coldSamples; sample += 1) {
-    const toggle = await fetch(`${origin}/api/machine/watched`, {
+    // Every toggle flips its episode from what it last was, across calls and servers: a real change.
+    const episode = episodes[sample % episodes.length]!;
+    const watched = !(watchedNow.get(episode) ?? false);
+    watchedNow.set(episode, watched);
+    const toggle = await fetch(`${server.origin}/api/machine/watched`, {
       method: 'POST',
       headers: { ...bearer(token), 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: 'episode', id: episodes[sample % episodes.length], watched: Math.floor(sample / episodes.length) % 2 === 0 }),
+      body: JSON.stringify({ kind: 'episode', id: episode, watched }),
     });
     if (toggle.status !== 200) throw new Error(`watched failed: ${toggle.status} ${await toggle.text()}`);
     await toggle.arrayBuffer();
+    const cpuBefore = cpuMicros(server.pid);
     const started = performance.now();
-    const response = await fetch(summaryUrl, { headers: bearer(token) });
+    const response = await fetch(`${server.origin}/api/machine/summary`, { headers: { ...bearer(token), 'accept-encoding': encoding } });
     await response.arrayBuffer();
     times.push(performance.now() - started);
+    cpu += cpuMicros(server.pid) - cpuBefore;
     if (response.status !== 200) throw new Error(`summary failed: ${response.status}`);
   }
   times.sort((a, b) => a - b);
   const at = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]!;
-  return `p50 ${at(50).toFixed(2)} ms, p99 ${at(99).toFixed(2)} ms`;
+  return `${(cpu / coldSamples / 1000).toFixed(2)} ms CPU; wall p50 ${at(50).toFixed(2)} ms, p99 ${at(99).toFixed(2)} ms`;
 }
-const cold500 = await coldSummary(issue.token, issueEpisodes);
-const rss500 = memoryOf(pid).rss;
-/** The server's heap and cache gauges from /metrics (MB for bytes). */
-async function gauges(): Promise<string> {
-  const text = await (await fetch(`${origin}/metrics`, { headers: bearer(metricsToken) })).text();
+
+/** The server's heap and what each cache holds, from /metrics. */
+async function gauges(server: Served): Promise<string> {
+  const text = await (await fetch(`${server.origin}/metrics`, { headers: bearer(metricsToken) })).text();
   const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   const mb = (name: string) => `${(value(name) / 1024 / 1024).toFixed(0)} MB`;
-  // The unlabelled airdate_ gauges: what each cache keeps.
-  const caches = [...text.matchAll(/^(airdate_[a-z_]+) (\S+)$/gm)].filter(([, name]) => !/_(total|sum|count)$/.test(name!)).map(([, name, kept]) => `${name} ${kept}`);
-  return `heap used ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')}, external ${mb('nodejs_external_memory_bytes')}; ${caches.join(', ')}`;
+  const caches = [...text.matchAll(/^airdate_cache_size\{cache="([^"]+)",unit="([^"]+)"\} (\S+)$/gm)].map(([, name, unit, held]) =>
+    unit === 'bytes' ? `${name} ${(Number(held) / 1024 / 1024).toFixed(1)} MB` : `${name} ${held}`,
+  );
+  return `heap used ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')}, external ${mb('nodejs_external_memory_bytes')}${caches.length > 0 ? `; ${caches.join(', ')}` : ''}`;
 }
-const memory500 = await gauges();
-const cold2000 = await coldSummary(big.token, bigEpisodes);
-const rssAfterBig = memoryOf(pid).rss;
+
+const cold: Record<string, string[]> = { plain500: [], gzip500: [], plain2000: [] };
+const rss500: number[] = [];
+const memory500: string[] = [];
+const rssAfterBig: number[] = [];
+for (const server of servers) {
+  cold.plain500!.push(await coldSummary(server, issue.token, issueEpisodes, 'identity'));
+  cold.gzip500!.push(await coldSummary(server, issue.token, issueEpisodes, 'gzip'));
+  rss500.push(memoryOf(server.pid).rss);
+  memory500.push(await gauges(server));
+}
+for (const server of servers) {
+  cold.plain2000!.push(await coldSummary(server, big.token, bigEpisodes, 'identity'));
+  rssAfterBig.push(memoryOf(server.pid).rss);
+}
 const bareRss = memoryOf(bare.pid!).rss;
 
-const cell = (text: string, width: number) => text.padEnd(width);
+const perServer = <T>(values: T[], show: (value: T) => string) => values.map(show).join(' | ');
 console.log('');
-console.log(`| request | CPU per request | req/s | share of the bare server's req/s | p99 | body |`);
-console.log(`|---|---|---|---|---|---|`);
-console.log(`| bare node:http, 9 KB (before / after the rows) | ${bareBefore.cpuPerRequest.toFixed(0)} / ${bareAfter.cpuPerRequest.toFixed(0)} µs | ${bareBefore.rps.toFixed(0)} / ${bareAfter.rps.toFixed(0)} | 100 % | ${bareBefore.p99} | 9 KB |`);
-for (const [label, measured] of rows) {
-  console.log(
-    `| ${cell(label, 40)} | ${measured.cpuPerRequest.toFixed(0)} µs (${(measured.cpuPerRequest / bareCpu).toFixed(1)}× bare) | ${measured.rps.toFixed(0)} | ${((measured.rps / bareRps) * 100).toFixed(1)} % | ${measured.p99} | ${(measured.bytes / 1024).toFixed(1)} KB |`,
-  );
+console.log(`bare node:http, 9 KB: ${bareBefore.cpuPerRequest.toFixed(0)} / ${bareAfter.cpuPerRequest.toFixed(0)} µs CPU a request, ${bareBefore.rps.toFixed(0)} / ${bareAfter.rps.toFixed(0)} req/s (before / after the rows), RSS ${bareRss.toFixed(0)} MB`);
+console.log('');
+console.log(`| request | ${servers.map((server) => `${server.name}: CPU per request, share of the bare server's req/s`).join(' | ')} |`);
+console.log(`|---|${servers.map(() => '---').join('|')}|`);
+for (const [label, figures] of rows) {
+  const body = `${(figures.at(-1)!.bytes / 1024).toFixed(1)} KB`;
+  console.log(`| ${label} (${body}) | ${perServer(figures, (measured) => `${measured.cpuPerRequest.toFixed(0)} µs, ${((measured.rps / bareRps) * 100).toFixed(1)} % (${measured.rps.toFixed(0)} req/s, p99 ${measured.p99})`)} |`);
 }
-console.log(`| cold summary right after a write, 500 shows | ${cold500} (wall, over HTTP, ${coldSamples} samples) |`);
-console.log(`| cold summary right after a write, ${bigShows} shows | ${cold2000} |`);
-console.log(`| resident memory after the rows (50 and 500 shows) | ${rss500.toFixed(0)} MB (bare server ${bareRss.toFixed(0)} MB); after the ${bigShows}-show account too: ${rssAfterBig.toFixed(0)} MB |`);
-console.log(`(at 500 shows: ${memory500})`);
+console.log(`| cold summary right after a write, 500 shows, plain | ${cold.plain500!.join(' | ')} |`);
+console.log(`| cold summary right after a write, 500 shows, gzip | ${cold.gzip500!.join(' | ')} |`);
+console.log(`| cold summary right after a write, ${bigShows} shows, plain | ${cold.plain2000!.join(' | ')} |`);
+console.log(`| resident memory after the rows above (50 and 500 shows) | ${perServer(rss500, (rss) => `${rss.toFixed(0)} MB`)} |`);
+console.log(`| resident memory after the ${bigShows}-show account too | ${perServer(rssAfterBig, (rss) => `${rss.toFixed(0)} MB`)} |`);
+for (const [index, server] of servers.entries()) console.log(`${server.name} at 500 shows: ${memory500[index]}`);
+console.log(`(bare server's CPU a request, the mean of before and after: ${bareCpu.toFixed(1)} µs)`);
 
 bare.kill();
-await server.stop();
+for (const server of servers) await server.stop();
 rmSync(dataDir, { recursive: true, force: true });
