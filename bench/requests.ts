@@ -179,7 +179,7 @@ async function measure(target: Target, processId: number): Promise<Measured> {
   if (!requests) throw new Error(`${target.label}: wrk failed: ${output} ${result.stderr}`);
   if (target.status < 400 && failures) throw new Error(`${target.label}: ${failures} answers were not ${target.status}`);
   if (errors && /timeout [1-9]/.test(errors)) console.log(`  (${target.label}: wrk socket errors ${errors})`);
-  return { rps, cpuPerRequest: used / requests, p99: /99%\s+(\S+)/.exec(output)?.[1] ?? '?', bytes: Buffer.byteLength(text) };
+  return { rps, cpuPerRequest: used / requests, p99: /^\s+99%\s+(\S+)$/m.exec(output)?.[1] ?? '?', bytes: Buffer.byteLength(text) };
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
