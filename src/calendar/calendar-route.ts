@@ -80,8 +80,8 @@ export function calendarRenderCount(): number {
 export function createCalendarHandler(props: CalendarRouteProps): RestHandler {
   const { schema, logger } = props;
   const operation = prepareOperation(schema, calendarOperation);
-  const rendered = createAccountCache<Promise<Buffer>>(cacheCapacity);
-  const writtenEvents = createAccountCache<Map<string, WrittenEvent>>(writtenCapacity);
+  const rendered = createAccountCache<Promise<Buffer>>(cacheCapacity, 'calendar-bodies');
+  const writtenEvents = createAccountCache<Map<string, WrittenEvent>>(writtenCapacity, 'calendar-written-events');
 
   const render = async (context: GraphQLContext, params: CalendarParams): Promise<Buffer> => {
     renders += 1;

@@ -203,7 +203,7 @@ async function openPostgres(url: string, options: { migrate?: boolean }): Promis
   const close = async () => {
     await Promise.all([pool.end(), countersPool.end(), jobsPool.end()]);
   };
-  return { client, reader: { rows: reader.rows, close }, writer: openPostgresWriter(pool, countQuery), countersPool, jobsPool };
+  return { client, reader: { rows: reader.rows, changeCounter: reader.changeCounter, close }, writer: openPostgresWriter(pool, countQuery), countersPool, jobsPool };
 }
 
 /** Closes the process's database connection; `db()` fails afterwards until it is opened again. */

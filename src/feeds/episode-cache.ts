@@ -1,4 +1,5 @@
 import { fastReader } from '../db/client.ts';
+import { registerCache } from '../metrics/cache-sizes.ts';
 
 /** A catalog episode as every account sees it; shared, never mutated. */
 export interface CatalogEpisodeRow {
@@ -15,6 +16,7 @@ const episodeCapacity = 300_000;
 let cachedVersion = -1;
 let cachedEpisodes = 0;
 const byShow = new Map<number, CatalogEpisodeRow[]>();
+registerCache('catalog-episodes', { size: () => cachedEpisodes, max: episodeCapacity, unit: 'entries' });
 
 /**
  * The episodes of `showIds`, from memory where possible and otherwise in one query. Catalog data

@@ -19,7 +19,7 @@ export type AccountFeeds = Feeds & { date: string };
 
 /** Accounts whose computed feeds are kept in memory. */
 const cacheCapacity = 2_000;
-const cache = createAccountCache<Promise<AccountFeeds>>(cacheCapacity);
+const cache = createAccountCache<Promise<AccountFeeds>>(cacheCapacity, 'feeds');
 
 /**
  * The key of everything derived from an account's feeds: they depend only on the library, the

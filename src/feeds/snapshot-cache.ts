@@ -5,6 +5,7 @@ import type { WatchKind } from '../db/fast-write.ts';
 import { loadSnapshot, type LoadedSnapshot } from './load-snapshot.ts';
 import type { ShowScans } from './rules.ts';
 import type { LibrarySnapshot, SnapshotShow } from './types.ts';
+import { registerCache } from '../metrics/cache-sizes.ts';
 
 /**
  * Each account's library snapshot kept between writes, so the summary right after a watched
@@ -48,6 +49,7 @@ export interface SnapshotAccount {
 
 const entries = new Map<number, Entry>();
 let keptEpisodes = 0;
+registerCache('feed-snapshot-episodes', { size: () => keptEpisodes, get max() { return episodeCapacity; }, unit: 'entries' });
 
 /**
  * What each show of a kept snapshot adds to the feeds (computeFeeds' memo): a toggle deletes its

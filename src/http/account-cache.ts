@@ -1,3 +1,5 @@
+import { registerCache } from '../metrics/cache-sizes.ts';
+
 /**
  * A per-account cache holding one value per account under a version key, least recently used
  * first out. Keys are built from versions that every write bumps in its own transaction, so a
@@ -10,8 +12,10 @@ export interface AccountCache<T> {
   forget(accountId: number, value: T): void;
 }
 
-export function createAccountCache<T>(capacity: number): AccountCache<T> {
+/** `name`: shown in /metrics (airdate_cache_size and airdate_cache_max, in accounts). */
+export function createAccountCache<T>(capacity: number, name?: string): AccountCache<T> {
   const entries = new Map<number, { key: string; value: T }>();
+  if (name !== undefined) registerCache(name, { size: () => entries.size, max: capacity, unit: 'entries' });
   return {
     get(accountId, key) {
       const entry = entries.get(accountId);

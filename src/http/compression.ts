@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { Response } from '@whatwg-node/fetch';
+import { registerCache } from '../metrics/cache-sizes.ts';
 
 /**
  * gzip and br for the JSON and iCalendar answers, applied to every response in one place
@@ -43,6 +44,7 @@ export function createCompression(options: CompressionOptions = {}): Compress {
   /** `coding etag` → compressed body; Map order is the LRU order (oldest first). */
   const cache = new Map<string, Buffer>();
   let cachedBytes = 0;
+  registerCache('compressed-bodies', { size: () => cachedBytes, max: cacheBytes, unit: 'bytes' });
 
   const remember = (key: string, body: Buffer) => {
     if (body.byteLength > cacheBytes) return;

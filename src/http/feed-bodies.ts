@@ -41,7 +41,7 @@ export interface FeedBodies {
 
 /** A cache of `name`'s answers for up to `capacity` accounts (one body each: the latest key). */
 export function createFeedBodies(name: string, capacity: number): FeedBodies {
-  const bodies = createAccountCache<FeedBody>(capacity);
+  const bodies = createAccountCache<FeedBody>(capacity, `${name}-bodies`);
   return {
     async answer(request, accountId, key, render) {
       let cached = bodies.get(accountId, key);

@@ -1,4 +1,4 @@
-import { db } from '../db/client.ts';
+import { libraryPage } from './library-read.ts';
 import { setFollow, setWatched } from './library.ts';
 import { listLimits } from '../limits.ts';
 import { builder } from '../graphql/builder.ts';
@@ -36,16 +36,8 @@ builder.queryField('library', (t) =>
       followed: t.arg.boolean({ required: false }),
       archived: t.arg.boolean({ required: false }),
     },
-    resolve: (query, _root, args, context) =>
-      db().libraryItem.findMany({
-        ...query,
-        where: {
-          accountId: context.account.id,
-          ...(args.kind ? { kind: args.kind } : {}),
-          ...(args.followed == null ? {} : { followed: args.followed }),
-          ...(args.archived == null ? {} : { archived: args.archived }),
-        },
-      }),
+    // Prepared SQL unless the selection needs a relation (library-read.ts).
+    resolve: (query, _root, args, context) => libraryPage(context.account.id, args, query),
   }),
 );
 

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { knownOperationNames } from './operation-names.ts';
+import { registeredCaches } from './cache-sizes.ts';
 
 /** How a GraphQL operation ended: `ok` (no errors), `error` (a client's mistake or an expected failure), `fault` (an unexpected error). */
 export type GraphQLOutcome = 'ok' | 'error' | 'fault';
@@ -87,6 +88,25 @@ export function createMetrics(gauges: readonly GaugeSource[] = []): Metrics {
   const catalogRequests = new Counter({ name: 'airdate_catalog_requests_total', help: 'HTTP requests to external catalogs, by catalog and outcome.', labelNames: ['catalog', 'outcome'], registers });
   const catalogDuration = new Histogram({ name: 'airdate_catalog_request_duration_seconds', help: 'How long an HTTP request to an external catalog took, by catalog.', labelNames: ['catalog'], buckets: secondsBuckets, registers });
 
+  // Read at each scrape: every bounded cache's size and bound (metrics/cache-sizes.ts).
+  new Gauge({
+    name: 'airdate_cache_size',
+    help: 'What each in-memory cache holds now, by cache and unit (entries or bytes); docs/operations.md "Caches".',
+    labelNames: ['cache', 'unit'],
+    registers,
+    collect() {
+      for (const [name, cache] of registeredCaches()) this.set({ cache: name, unit: cache.unit }, cache.size());
+    },
+  });
+  new Gauge({
+    name: 'airdate_cache_max',
+    help: 'The most each in-memory cache may hold, by cache and unit (entries or bytes).',
+    labelNames: ['cache', 'unit'],
+    registers,
+    collect() {
+      for (const [name, cache] of registeredCaches()) this.set({ cache: name, unit: cache.unit }, cache.max);
+    },
+  });
   // Read at each scrape: the library snapshots this process keeps between writes (src/feeds/snapshot-cache.ts).
   for (const gauge of gauges) new Gauge({ name: gauge.name, help: gauge.help, registers, collect() { this.set(gauge.read()); } });
 

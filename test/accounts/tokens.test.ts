@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { initSecretKey } from '../../src/keys/secret-key.ts';
@@ -180,7 +180,51 @@ describe('authenticateToken', () => {
     await settleUnawaitedWrites();
     expect(queryCounter() - before).toBe(1);
   });
+
+  it('keeps a check only while nothing was committed: a commit of another connection (another process) is seen by the next check', async () => {
+    const account = await makeAccount();
+    const token = await showToken({ accountId: account.id });
+    await authenticateToken(token); // writes lastUsedAt
+    await settleUnawaitedWrites();
+    await authenticateToken(token);
+    const before = queryCounter();
+    expect(await authenticateToken(token)).toMatchObject({ id: account.id });
+    // SQLite: answered from the kept check (its data_version unchanged); PostgreSQL: read again.
+    expect(queryCounter() - before).toBe(config.database.kind === 'sqlite' ? 0 : 1);
+    // Commits made where this process's connections cannot see them being made.
+    const other = await otherConnection();
+    try {
+      await other.run(`UPDATE "Account" SET "feedVersion" = "feedVersion" + 1 WHERE "id" = ${account.id}`);
+      expect(await authenticateToken(token)).toMatchObject({ feedVersion: account.feedVersion + 1 });
+      expect(Object.isFrozen(await authenticateToken(token))).toBe(true);
+      // The token regenerated elsewhere (its digest replaced): refused at once.
+      await other.run(`UPDATE "ApiToken" SET "digest" = 'replaced-${account.id}' WHERE "accountId" = ${account.id}`);
+      expect(await authenticateToken(token)).toBeNull();
+      // And back (an unknown digest is kept as refused until the next commit).
+      const before = queryCounter();
+      expect(await authenticateToken(token)).toBeNull();
+      expect(queryCounter() - before).toBe(config.database.kind === 'sqlite' ? 0 : 1);
+      await other.run(`UPDATE "ApiToken" SET "digest" = '${createHash('sha256').update(token).digest('hex')}' WHERE "accountId" = ${account.id}`);
+      expect(await authenticateToken(token)).toMatchObject({ id: account.id });
+    } finally {
+      await other.close();
+    }
+  });
 });
+
+/** A connection of its own to the test database, as another server process would hold. */
+async function otherConnection(): Promise<{ run(sql: string): Promise<void>; close(): Promise<void> }> {
+  if (config.database.kind === 'sqlite') {
+    const { default: Database } = await import('better-sqlite3');
+    const connection = new Database(config.database.file);
+    connection.pragma('busy_timeout = 10000');
+    return { run: async (sql) => void connection.exec(sql), close: async () => void connection.close() };
+  }
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: config.database.url });
+  await client.connect();
+  return { run: async (sql) => void (await client.query(sql)), close: () => client.end() };
+}
 
 describe('showWebhookSecret', () => {
   it('creates a whsec_ secret on first view, stores it encrypted and shows it again', async () => {

@@ -91,6 +91,39 @@ describe('GET /metrics', () => {
     expect(delta).toEqual({ accounts: 1, episodes: 4 });
   });
 
+  it('shows every bounded cache with what it holds and its bound: a first summary, calendar and gzip answer each add theirs', async () => {
+    const user = await makeAccount();
+    const show = await makeShow({ episodes: Array.from({ length: 40 }, (_, index) => ({ number: index + 1, airDate: today })) });
+    await setFollow({ accountId: user.id, kind: 'show', id: show.id, followed: true });
+    const size = (cache: string, unit = 'entries') => ['airdate_cache_size', { cache, unit }] as [string, Record<string, string>];
+    const delta = await moved(
+      {
+        summaries: size('summary-bodies'),
+        feeds: size('feeds'),
+        calendars: size('calendar-bodies'),
+        tokens: size('token-checks'),
+        compressed: size('compressed-bodies', 'bytes'),
+      },
+      async () => {
+        expect((await call(app, 'GET', '/api/machine/summary', { token: user.token })).status).toBe(200);
+        expect((await call(app, 'GET', '/api/machine/summary', { token: user.token, headers: { 'accept-encoding': 'gzip' } })).status).toBe(200);
+        expect((await call(app, 'GET', `/api/calendar.ics?token=${user.token}`)).status).toBe(200);
+      },
+    );
+    expect(delta).toMatchObject({ summaries: 1, feeds: 1, calendars: 1 });
+    // The token check is kept on SQLite only (docs/operations.md "Caches"), and other tests' requests may run meanwhile.
+    expect(delta.tokens).toBeGreaterThanOrEqual(0);
+    expect(delta.compressed).toBeGreaterThan(0);
+    const samples = await scrape();
+    const caches = ['token-checks', 'token-last-used', 'summary-bodies', 'releases-bodies', 'airing-bodies', 'widget-bodies', 'feeds', 'calendar-bodies', 'calendar-written-events', 'catalog-episodes', 'feed-snapshot-episodes', 'compressed-bodies'];
+    for (const cache of caches) {
+      const max = samples.find((sample) => sample.name === 'airdate_cache_max' && sample.labels.cache === cache);
+      const held = samples.find((sample) => sample.name === 'airdate_cache_size' && sample.labels.cache === cache);
+      expect(max?.value, cache).toBeGreaterThan(0);
+      expect(held!.value, cache).toBeLessThanOrEqual(max!.value);
+    }
+  });
+
   it('counts GraphQL operations by name and outcome', async () => {
     const user = await makeAccount();
     const gql = (query: string, operationName?: string) => call(app, 'POST', '/graphql', { token: user.token, body: { query, operationName } });
