@@ -4,6 +4,8 @@ import { writeErrors } from '../graphql/errors.ts';
 import { listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts';
 import { listLimits } from '../limits.ts';
 import { ShowRef } from '../catalog/catalog-schema.ts';
+import { feedWindow, scanShow } from '../feeds/rules.ts';
+import { localDate } from '../time/dates.ts';
 import { LibraryItemRef, WatchKind } from './library-schema.ts';
 import { markEpisodes, markItems, markLimits, undoMarks, type MarkResult } from './marks.ts';
 
@@ -54,6 +56,24 @@ builder.prismaObjectField('Show', 'watchedEpisodeCount', (t) =>
   }),
 );
 void ShowRef;
+
+builder.prismaObjectField('Show', 'upNext', (t) =>
+  t.prismaField({
+    type: 'Episode',
+    nullable: true,
+    description: "The viewer's next episode of it by the summary's rule (the earliest aired unwatched episode after the last watched one, specials aside), followed or not; null when none.",
+    resolve: async (query, show, _args, context) => {
+      const [episodes, states] = await Promise.all([
+        db().episode.findMany({ where: { showId: show.id }, select: { id: true, season: true, number: true, title: true, airDate: true } }),
+        db().watchState.findMany({ where: { accountId: context.account.id, watched: true, episode: { showId: show.id } }, select: { episodeId: true } }),
+      ]);
+      const watched = new Set(states.map((state) => state.episodeId));
+      const snapshot = { id: show.id, title: '', poster: null, followed: true, archived: false, lastWatchedAt: null, episodes: episodes.map((episode) => ({ ...episode, watched: watched.has(episode.id) })) };
+      const next = scanShow(snapshot, feedWindow(localDate(context.account.timezone, new Date()))).upNext;
+      return next ? db().episode.findUnique({ ...query, where: { id: next.id } }) : null;
+    },
+  }),
+);
 
 const historyPage = pageDescriptions(listLimits.watchHistory, 'entries');
 

@@ -88,6 +88,9 @@ describe('markEpisodes', () => {
     await graphql(app, account.token, MarkEpisodes, { input: { showId: show.id, season: 1, watched: true } });
     const second = (await call(app, 'GET', '/api/machine/summary', { token: account.token })).json;
     expect(second.next.id).toBe(s2e1.id);
+    // The show's own next episode is the same rule's.
+    const next = await graphql(app, account.token, `query ($id: Int!) { show(id: $id) { upNext { databaseId } } }`, { id: show.id });
+    expect(next.json.data.show.upNext.databaseId).toBe(s2e1.id);
   });
 
   it("refuses a missing show, another show's episode and bad input, writing nothing", async () => {
