@@ -163,6 +163,10 @@ describe('markWatched and undoMarks', () => {
     expect((await page(3)).entries).toEqual([]);
     const state = await graphql(app, account.token, `query ($id: Int!) { show(id: $id) { watchedEpisodeCount libraryEntry { followed } episodes { code watched } } }`, { id: show.id });
     expect(state.json.data.show).toEqual({ watchedEpisodeCount: 2, libraryEntry: null, episodes: [{ code: 'S01E01', watched: true }, { code: 'S01E02', watched: true }] });
+    // The library tells a movie from a show (a movie row has a tvdbId column too), with its watched flag.
+    await call(app, 'POST', '/api/machine/follow', { token: account.token, body: { kind: 'movie', id: movie.id, followed: true } });
+    const library = await graphql(app, account.token, `{ library(kind: MOVIE) { edges { node { item { __typename ... on Movie { databaseId watched libraryEntry { followed } } } } } } }`);
+    expect(library.json.data.library.edges).toEqual([{ node: { item: { __typename: 'Movie', databaseId: movie.id, watched: true, libraryEntry: { followed: true } } } }]);
     // Another account sees the same catalog show without this account's marks.
     const other = await makeAccount();
     const seen = await graphql(app, other.token, `query ($id: Int!) { show(id: $id) { watchedEpisodeCount episodes { watched } } }`, { id: show.id });

@@ -109,8 +109,8 @@ export default function HistoryPage() {
                   )}
                   <span class="hint">{when(entry)}</span>
                 </div>
-                <button type="button" disabled={busy === entry.databaseId} onClick={() => void undo(entry)}>
-                  Undo<span class="visually-hidden">: {describe(entry)}, {when(entry)}</span>
+                <button type="button" disabled={busy === entry.databaseId} aria-label={`Undo: ${describe(entry)}, ${when(entry)}`} onClick={() => void undo(entry)}>
+                  Undo
                 </button>
               </li>
             ))}

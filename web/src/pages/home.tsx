@@ -182,8 +182,8 @@ function EpisodeRow({ item, action, showDate }: { item: Episode; action?: Compon
 
 function MarkButton({ item, onMark }: { item: Episode; onMark: (item: Episode) => void }) {
   return (
-    <button type="button" class="primary" onClick={() => onMark(item)}>
-      Watched<span class="visually-hidden">: {item.episode} of {item.show}</span>
+    <button type="button" class="primary" aria-label={`Watched: ${item.episode} of ${item.show}`} onClick={() => onMark(item)}>
+      Watched
     </button>
   );
 }

@@ -152,9 +152,8 @@ export default function TitlesPage() {
                   <span class="title">{item.title}</span>
                   <span class="hint">{item.releaseDate && item.releaseDate > today ? `releases ${formatDate(item.releaseDate)}` : formatDate(item.releaseDate)}</span>
                 </div>
-                <button type="button" class={item.watched ? undefined : 'primary'} aria-pressed={item.watched} onClick={() => void mark(item)}>
+                <button type="button" class={item.watched ? undefined : 'primary'} aria-pressed={item.watched} aria-label={`${words.mark}: ${item.title}`} onClick={() => void mark(item)}>
                   {words.mark}
-                  <span class="visually-hidden">: {item.title}</span>
                 </button>
               </li>
             ))}
