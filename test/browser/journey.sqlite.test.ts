@@ -22,7 +22,7 @@ describe('a new administrator in the browser', () => {
     // An empty library says what to do next; the account's pages are in the menu.
     await page.getByRole('link', { name: 'Search and follow' }).waitFor();
     await page.getByText('alice', { exact: true }).click();
-    await page.getByRole('link', { name: 'Developer' }).click();
+    await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Developer' }).click();
     await page.getByRole('heading', { name: 'Developer settings' }).waitFor();
 
     // The token, created on this first view, opens the machine API.

@@ -93,7 +93,7 @@ function Navigation({ viewer, current, path }: { viewer: Viewer; current: RouteD
       <details class="menu" ref={menu}>
         <summary>
           <span class="visually-hidden">Account menu for </span>
-          {viewer.name}
+          <span class="who">{viewer.name}</span>
         </summary>
         <nav aria-label="Account">
           <ul>{links('settings')}</ul>
