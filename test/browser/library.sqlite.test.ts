@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { addDays, localDate } from '../../src/time/dates.ts';
+import { startReceiver } from '../support/webhook-receiver.ts';
 import { completeSetup, launchChromium, startAirdate } from './browser-support.ts';
 
 // The library in a browser, against a real server with a fixed offline catalog: search → follow →
@@ -41,7 +42,7 @@ writeFileSync(
 );
 
 const browser = await launchChromium();
-const airdate = await startAirdate({ AIRDATE_CATALOG_FILE: catalogFile });
+const airdate = await startAirdate({ AIRDATE_CATALOG_FILE: catalogFile, AIRDATE_JOB_POLL_MS: '100' });
 const base = airdate.baseUrl;
 const password = 'correct horse battery';
 
@@ -202,7 +203,7 @@ describe('the library in the browser', () => {
     });
     const s1e4 = page.getByRole('button', { name: 'S01E04 of Harbor Lights watched' });
     await s1e4.click();
-    await page.getByRole('alert').getByText('S01E04 was not marked: episode 1 not found').waitFor();
+    await page.getByRole('alert').getByText('S01E04 was not marked: Episode 1 not found.').waitFor();
     expect(await s1e4.getAttribute('aria-pressed')).toBe('false');
     await page.unroute('**/graphql');
     await context.close();
@@ -221,12 +222,37 @@ describe('the library in the browser', () => {
     const header = await page.locator('header.top').boundingBox();
     expect(header!.height).toBeLessThan(70);
     const showId = (await gql(page, '{ searchCatalog(query: "Harbor") { ... on Show { databaseId } } }')).searchCatalog[0].databaseId;
+    // A release notification in the delivery log (Tidewater, followed, out today, unwatched again): the sync's release check sends it.
+    const movieId = (await gql(page, '{ searchCatalog(query: "Tidewater", kind: MOVIE) { ... on Movie { databaseId } } }')).searchCatalog[0].databaseId;
+    await gql(page, 'mutation ($id: Int!) { markWatched(input: { kind: MOVIE, ids: [$id], watched: false }) { __typename } }', { id: movieId });
+    const receiver = await startReceiver({ respond: (_, response) => response.writeHead(200).end('ok') });
+    await gql(page, 'mutation ($url: String!) { updateSettings(input: { webhookUrl: $url }) { __typename } }', { url: `${receiver.url}/hook` });
+    const token = (await gql(page, '{ viewer { apiToken } }')).viewer.apiToken as string;
+    expect((await fetch(`${base}/api/machine/sync`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    await expect.poll(() => receiver.requests.length, { timeout: 30_000 }).toBe(1);
     for (const target of ['/', '/search?q=Harbor', `/shows/${showId}`, '/movies', '/games', '/history', '/settings/developer', '/settings/account', '/import-export']) {
       await page.goto(`${base}${target}`);
       await page.locator('main h1').waitFor();
       await page.waitForLoadState('networkidle');
       expect(await page.evaluate(() => document.documentElement.scrollWidth), target).toBeLessThanOrEqual(390);
     }
+    // The delivery log names the movie, and "Send again" sends it again and shows the new attempt count.
+    await page.goto(`${base}/settings/developer`);
+    const sendAgain = page.getByRole('button', { name: /^Send again: Tidewater/ });
+    await sendAgain.waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await sendAgain.click();
+    await page.getByText('Sent again; the new attempt is in the log.').waitFor();
+    await expect.poll(() => receiver.requests.length).toBe(2);
+    await page.getByRole('row').filter({ hasText: 'Tidewater' }).getByRole('cell', { name: '2', exact: true }).waitFor();
+    // The copy buttons say what they copy; the test button says why it waits for a saved URL.
+    await page.getByRole('button', { name: 'Copy API token' }).waitFor();
+    await page.getByRole('button', { name: 'Copy Signing secret' }).waitFor();
+    await page.getByRole('textbox', { name: 'Webhook URL' }).fill('https://example.com/other');
+    const testButton = page.getByRole('button', { name: 'Send a test notification' });
+    expect(await testButton.isDisabled()).toBe(true);
+    await page.getByText('The URL in the field is not saved yet: save it first, the test goes to the saved URL.').waitFor();
+
     // Up next on the phone: with season 2 unmarked (over GraphQL), S01E04 is next; one tap marks it and the show moves on.
     await gql(page, 'mutation ($id: Int!) { markEpisodes(input: { showId: $id, season: 2, watched: false }) { __typename } }', { id: showId });
     await page.goto(`${base}/`);

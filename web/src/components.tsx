@@ -1,5 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { errorText } from './text.ts';
+
+export { errorText };
 
 /**
  * The page's heading. It takes the focus when the page appears, so a screen reader announces the
@@ -32,11 +35,6 @@ export function Notice({ outcome }: { outcome: Outcome | null | undefined }) {
       {outcome?.text}
     </p>
   );
-}
-
-/** The message of anything thrown, for a Notice. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -99,7 +97,7 @@ export function CopyField({ label, value, id }: { label: string; value: string; 
       <label for={id}>{label}</label>
       <div class="copy-row">
         <input id={id} readOnly value={value} ref={input} spellcheck={false} onFocus={(event) => event.currentTarget.select()} />
-        <button type="button" onClick={copy}>
+        <button type="button" aria-label={`Copy ${label}`} onClick={copy}>
           Copy
         </button>
       </div>

@@ -1,4 +1,5 @@
 import type { ComponentType } from 'preact';
+import { pathMatches } from './router.ts';
 
 /** Who may open a page: anyone, a signed-in account, or an administrator. */
 export type Access = 'public' | 'account' | 'admin';
@@ -32,13 +33,7 @@ export const routes: RouteDefinition[] = [
 /** Where signing in and setting up lead: the home page. */
 export const homePath = '/';
 
-const matches = (pattern: string, path: string): boolean => {
-  const want = pattern.split('/');
-  const have = path.split('/');
-  return want.length === have.length && want.every((segment, index) => (segment.startsWith(':') ? have[index] !== '' : segment === have[index]));
-};
-
 export function findRoute(path: string): RouteDefinition | undefined {
   const normalized = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  return routes.find((route) => matches(route.path, normalized));
+  return routes.find((route) => pathMatches(route.path, normalized));
 }

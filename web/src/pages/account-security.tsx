@@ -3,6 +3,7 @@ import { request } from '../client.ts';
 import { formatTime, Notice, useAction, useLoad } from '../components.tsx';
 import { graphql } from '../graphql.ts';
 import { navigate } from '../router.ts';
+import { describeUserAgent } from '../text.ts';
 import { useSession } from '../session.ts';
 
 const SessionsQuery = graphql(`
@@ -109,7 +110,10 @@ export function AccountSecurity() {
           <ul class="sessions">
             {data.sessions.map((item) => (
               <li key={item.databaseId}>
-                <strong>{item.current ? 'This browser' : (item.userAgent ?? 'Unknown browser')}</strong>
+                <strong>
+                  {describeUserAgent(item.userAgent)}
+                  {item.current ? ' (this browser)' : ''}
+                </strong>
                 <span class="hint">
                   {' '}
                   — signed in by {item.method} on {formatTime(item.createdAt)} from {item.address ?? 'an unknown address'}, last seen {formatTime(item.lastSeenAt)}
@@ -132,3 +136,4 @@ export function AccountSecurity() {
     </>
   );
 }
+

@@ -1,6 +1,7 @@
 import { request } from '../client.ts';
 import { formatTime, Notice, useAction, useLoad } from '../components.tsx';
 import { graphql } from '../graphql.ts';
+import { notificationTitle } from '../text.ts';
 
 const DeliveryLogQuery = graphql(`
   query DeliveryLog {
@@ -14,6 +15,7 @@ const DeliveryLogQuery = graphql(`
             releaseDate
             status
             attempts
+            payload
             lastAttemptAt
             nextAttemptAt
             deliveries(first: 20) {
@@ -34,6 +36,12 @@ const Redeliver = graphql(`
   mutation Redeliver($id: Int!) {
     redeliverNotification(id: $id) {
       __typename
+      ... on MutationRedeliverNotificationSuccess {
+        data {
+          databaseId
+          attempts
+        }
+      }
       ... on Error {
         message
       }
@@ -74,7 +82,7 @@ export function DeliveryLog() {
               {notifications.map((notification) => (
                 <tr key={notification.databaseId}>
                   <td>
-                    {notification.itemKey} ({notification.releaseDate})
+                    {notificationTitle(notification)} ({notification.releaseDate})
                     {notification.deliveries.length > 0 && (
                       <details>
                         <summary>Attempts</summary>
@@ -95,8 +103,8 @@ export function DeliveryLog() {
                   <td>{formatTime(notification.nextAttemptAt)}</td>
                   <td>
                     {notification.status !== 'pending' && (
-                      <button type="button" disabled={redeliver.busy} onClick={() => void redeliver.run(notification.databaseId)}>
-                        Send again<span class="visually-hidden"> {notification.itemKey}</span>
+                      <button type="button" disabled={redeliver.busy} aria-label={`Send again: ${notificationTitle(notification)}`} onClick={() => void redeliver.run(notification.databaseId)}>
+                        Send again
                       </button>
                     )}
                   </td>
