@@ -193,6 +193,13 @@ describe('the library in the browser', () => {
     await page.getByRole('link', { name: 'Home' }).click();
     await page.getByRole('region', { name: /Releasing soon/ }).getByText('Nothing releasing today or tomorrow.').waitFor();
 
+    // The history by kind: movies only.
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.getByLabel('Show').selectOption('MOVIE');
+    await page.getByText('Page 1 of 1 (1 entries)').waitFor();
+    expect(new URL(page.url()).search).toBe('?kind=MOVIE');
+    expect(await page.locator('.history .item').allTextContents()).toEqual([expect.stringContaining('Tidewater')]);
+
     // A refused mark is rolled back, with the server's reason on the page.
     await page.goto(`${base}/shows/${(await gql(page, '{ searchCatalog(query: "Harbor") { ... on Show { databaseId } } }')).searchCatalog[0].databaseId}`);
     await page.getByRole('heading', { name: 'Harbor Lights', level: 1 }).waitFor();

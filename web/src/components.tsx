@@ -62,17 +62,21 @@ export function useAction<Args extends unknown[]>(action: (...args: Args) => Pro
   return { busy, outcome, run, setOutcome };
 }
 
-/** Loads data for a page; `reload` runs the loader again (after a change). */
+/**
+ * Loads data for a page; `reload` runs the loader again (after a change). A new `loader` (a page's
+ * useCallback over its address: another show, another page of the history) loads again; an answer
+ * that a later load overtook is dropped.
+ */
 export function useLoad<T>(loader: () => Promise<T>) {
   const [state, setState] = useState<{ data?: T; error?: string }>({});
+  const latest = useRef(0);
   const reload = useCallback(() => {
+    const call = ++latest.current;
     loader().then(
-      (data) => setState({ data }),
-      (error) => setState({ error: errorText(error) }),
+      (data) => call === latest.current && setState({ data }),
+      (error) => call === latest.current && setState({ error: errorText(error) }),
     );
-    // The loader is a module-level or stable function in every page.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+  }, [loader]);
   useEffect(reload, [reload]);
   return { ...state, reload };
 }

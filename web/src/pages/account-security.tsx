@@ -84,17 +84,17 @@ export function AccountSecurity() {
           {data?.hasPassword && (
             <div class="field">
               <label for="current-password">Current password</label>
-              <input id="current-password" type="password" autocomplete="current-password" required value={current} onInput={(event) => setCurrent(event.currentTarget.value)} />
+              <input id="current-password" type="password" autocomplete="current-password" required value={current} onInput={(event) => (setCurrent(event.currentTarget.value), change.setOutcome(null))} />
             </div>
           )}
           <div class="field">
             <label for="new-password">New password</label>
-            <input id="new-password" type="password" autocomplete="new-password" required minLength={8} value={next} onInput={(event) => setNext(event.currentTarget.value)} />
+            <input id="new-password" type="password" autocomplete="new-password" required minLength={8} value={next} onInput={(event) => (setNext(event.currentTarget.value), change.setOutcome(null))} />
             <span class="hint">8 to 200 characters.</span>
           </div>
           <div class="field">
             <label for="repeat-password">New password again</label>
-            <input id="repeat-password" type="password" autocomplete="new-password" required value={repeat} onInput={(event) => setRepeat(event.currentTarget.value)} />
+            <input id="repeat-password" type="password" autocomplete="new-password" required value={repeat} onInput={(event) => (setRepeat(event.currentTarget.value), change.setOutcome(null))} />
           </div>
           <button class="primary" disabled={change.busy}>
             Change password
