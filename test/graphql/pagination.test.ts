@@ -27,7 +27,8 @@ describe('every list the library or the catalog can grow', () => {
       }
     }
     // An import's report: at most one entry per item of the upload (notes: a few per file), counted at reportListWeight.
-    expect(unpaged.sort()).toEqual(['ImportResult.notes', 'ImportResult.skipped', 'ImportResult.unmatched']);
+    // A mark's answer: one id per item the request named (at most markLimits.items), integers with no selection.
+    expect(unpaged.sort()).toEqual(['ImportResult.notes', 'ImportResult.skipped', 'ImportResult.unmatched', 'MarkResult.historyIds', 'MarkResult.itemIds']);
     const report = schema.getType('ImportResult');
     expect(isObjectType(report) && report.getFields().skipped!.extensions.complexity).toEqual({ field: 1, multiplier: reportListWeight });
     expect(isObjectType(report) && report.getFields().notes!.extensions.complexity).toEqual({ field: 1, multiplier: reportListWeight });
