@@ -267,6 +267,19 @@ describe('the library in the browser', () => {
     await upNext.getByRole('button', { name: 'Watched: S01E04 of Harbor Lights' }).tap();
     await expect.poll(() => watchedCodes(page)).toContain('S01E04');
     await upNext.getByText('S02E01 · Return').waitFor();
+
+    // A change made elsewhere (over REST, as Home Assistant makes it) shows when the tab is focused again.
+    const episodes = (await gql(page, 'query ($id: Int!) { show(id: $id) { episodes { databaseId code } } }', { id: showId })).show.episodes as { databaseId: number; code: string }[];
+    const s2e1 = episodes.find((episode) => episode.code === 'S02E01')!.databaseId;
+    const marked = await fetch(`${base}/api/machine/watched`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'episode', id: s2e1, watched: true }) });
+    expect(marked.status).toBe(200);
+    // (Focus refetches run at most once a second: the poll focuses again until one runs.)
+    await expect
+      .poll(async () => {
+        await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+        return upNext.getByText('S02E02 · Anchor').count();
+      }, { intervals: [250] })
+      .toBe(1);
     await context.close();
   });
 });
