@@ -63,6 +63,10 @@ describe('markEpisodes', () => {
     expect(await watchedIds(account.id)).toEqual([s1e1.id, s1e2.id, s2e1.id]);
     const entries = (await graphql(app, account.token, History, {})).json.data.watchHistory.entries;
     expect(entries.every((entry: { dateUnknown: boolean }) => entry.dateUnknown)).toBe(true);
+    // The export has no time to give them: watched, without a history entry.
+    const exported = (await call(app, 'GET', '/api/export', { token: account.token })).text;
+    const exportedEpisodes = JSON.parse(exported).shows.find((row: { title: string }) => row.title === show.title).episodes;
+    expect(exportedEpisodes.find((episode: { season: number; number: number }) => episode.season === 1 && episode.number === 1)).toMatchObject({ watched: true, history: [] });
 
     // Specials when asked; the whole show with NOW; the same again changes nothing.
     const all = await graphql(app, account.token, MarkEpisodes, { input: { showId: show.id, includeSpecials: true, watched: true } });
