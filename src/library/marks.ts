@@ -1,4 +1,4 @@
-import { db } from '../db/client.ts';
+import { databaseKind, db } from '../db/client.ts';
 import { accountVersionBumps } from '../db/stale-versions.ts';
 import { itemColumn, type WatchKind } from '../db/fast-write.ts';
 import { hasAired } from '../feeds/rules.ts';
@@ -64,14 +64,31 @@ async function applyMarks(tx: Prisma.TransactionClient, accountId: number, targe
   for (const [kind, items] of byKind) {
     const column = itemColumn[kind];
     const ids = items.map((item) => item.id);
-    const states = await tx.watchState.findMany({ where: { accountId, [column]: { in: ids } }, select: { id: true, watched: true, episodeId: true, movieId: true, gameId: true } });
-    const stateOf = new Map(states.map((state) => [state[column]!, state]));
-    const changing = items.filter((item) => (stateOf.get(item.id)?.watched ?? false) !== watched);
+    // As the fast writer does it (fast-write-postgres.ts), so that concurrent writers of the same
+    // items stay exact: the flip is conditional (re-checked on the row a concurrent writer left),
+    // and a state another writer created meanwhile makes the creation a no-op that changed nothing.
+    const flipped = await tx.watchState.updateManyAndReturn({
+      where: { accountId, [column]: { in: ids }, watched: !watched },
+      data: { watched, changedAt: now },
+      select: { episodeId: true, movieId: true, gameId: true },
+    });
+    const changedHere = new Set(flipped.map((state) => state[column]!));
+    if (watched) {
+      const existing = await tx.watchState.findMany({ where: { accountId, [column]: { in: ids } }, select: { episodeId: true, movieId: true, gameId: true } });
+      const known = new Set(existing.map((state) => state[column]!));
+      const fresh = items.filter((item) => !known.has(item.id));
+      if (fresh.length > 0) {
+        const created = await tx.watchState.createManyAndReturn({
+          data: fresh.map((item) => ({ accountId, kind, [column]: item.id, watched, changedAt: now })),
+          select: { episodeId: true, movieId: true, gameId: true },
+          // SQLite runs one write transaction at a time: no concurrent creation to skip there.
+          ...(databaseKind() === 'postgres' ? { skipDuplicates: true } : {}),
+        } as Parameters<typeof tx.watchState.createManyAndReturn>[0]);
+        created.forEach((state) => changedHere.add(state[column]!));
+      }
+    }
+    const changing = items.filter((item) => changedHere.has(item.id));
     if (changing.length === 0) continue;
-    const existing = changing.flatMap((item) => stateOf.get(item.id)?.id ?? []);
-    if (existing.length > 0) await tx.watchState.updateMany({ where: { id: { in: existing } }, data: { watched, changedAt: now } });
-    const fresh = changing.filter((item) => !stateOf.has(item.id));
-    if (fresh.length > 0) await tx.watchState.createMany({ data: fresh.map((item) => ({ accountId, kind, [column]: item.id, watched, changedAt: now })) });
     const events = await tx.watchEvent.createManyAndReturn({
       data: changing.map((item) => {
         const dated = watched && date === 'airDate' && item.airDate !== null;

@@ -278,7 +278,7 @@ describe('the library in the browser', () => {
       .poll(async () => {
         await page.evaluate(() => window.dispatchEvent(new Event('focus')));
         return upNext.getByText('S02E02 · Anchor').count();
-      }, { intervals: [250] })
+      }, { interval: 250 })
       .toBe(1);
     await context.close();
   });

@@ -114,6 +114,28 @@ describe('markEpisodes', () => {
   });
 });
 
+describe('bulk marks among other writes', () => {
+  it('a burst of bulk marks, single toggles and undos at once all answer, and the states match the history', async () => {
+    const account = await makeAccount();
+    const show = await makeShow({ episodes: Array.from({ length: 40 }, (_, index) => ({ season: 1 + Math.floor(index / 10), number: 1 + (index % 10), airDate: '2020-01-01' })) });
+    const ids = show.episodes.map((episode) => episode.id);
+    const bulk = [1, 2, 3, 4].map((season) => graphql(app, account.token, MarkEpisodes, { input: { showId: show.id, season, watched: true } }));
+    const toggles = ids.slice(0, 20).map((id) => call(app, 'POST', '/api/machine/watched', { token: account.token, body: { kind: 'episode', id, watched: true } }));
+    const answers = await Promise.all([...bulk, ...toggles]);
+    expect(answers.map((answer) => answer.status)).toEqual(Array(answers.length).fill(200));
+    expect(bulk.length).toBe(4);
+    for (const answer of answers.slice(0, 4)) expect(answer.json.data?.markEpisodes.__typename, JSON.stringify(answer.json)).toBe('MutationMarkEpisodesSuccess');
+    expect(await watchedIds(account.id)).toEqual([...ids].sort((a, b) => a - b));
+    // Each episode changed once: one history entry each, whoever wrote it.
+    expect(await db().watchEvent.count({ where: { accountId: account.id } })).toBe(40);
+    // Undo every entry in two requests at once (disjoint halves): nothing left watched.
+    const entries = (await db().watchEvent.findMany({ where: { accountId: account.id }, select: { id: true } })).map((entry) => entry.id);
+    const undos = await Promise.all([entries.slice(0, 20), entries.slice(20)].map((half) => graphql(app, account.token, Undo, { ids: half })));
+    expect(undos.map((answer) => answer.json.data.undoMarks.data.removed)).toEqual([20, 20]);
+    expect(await watchedIds(account.id)).toEqual([]);
+  });
+});
+
 describe('markWatched and undoMarks', () => {
   it('marks a movie with its release date, and undo puts it back and removes the entry', async () => {
     const account = await makeAccount();
