@@ -180,7 +180,7 @@ export default function ShowPage() {
           <PageTitle>{show.title}</PageTitle>
           <p class="hint">
             {watchedCount} of {regularCount} episodes watched
-            {specials.length > 0 ? ` · ${specials.length} specials` : ''}
+            {specials.length > 0 ? ` · ${specials.length} ${specials.length === 1 ? 'special' : 'specials'}` : ''}
             {archived ? ' · archived' : followed ? ' · following' : ''}
           </p>
           <div class="actions">
