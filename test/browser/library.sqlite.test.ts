@@ -195,9 +195,10 @@ describe('the library in the browser', () => {
 
     // The history by kind: movies only.
     await page.getByRole('link', { name: 'History' }).click();
+    await page.getByRole('heading', { name: 'History', level: 1 }).waitFor();
     await page.getByLabel('Show').selectOption('MOVIE');
-    await page.getByText('Page 1 of 1 (1 entries)').waitFor();
-    expect(new URL(page.url()).search).toBe('?kind=MOVIE');
+    await expect.poll(() => new URL(page.url()).search).toBe('?kind=MOVIE');
+    await expect.poll(async () => (await page.locator('main').textContent())?.match(/Page 1 of 1 \(\d+ entries\)|Nothing watched yet/)?.[0], { message: 'the history page' }).toBe('Page 1 of 1 (1 entries)');
     expect(await page.locator('.history .item').allTextContents()).toEqual([expect.stringContaining('Tidewater')]);
 
     // A refused mark is rolled back, with the server's reason on the page.
@@ -249,7 +250,7 @@ describe('the library in the browser', () => {
     await sendAgain.waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await sendAgain.click();
-    await page.getByText('Sent again; the new attempt is in the log.').waitFor();
+    await page.getByText('Sending again; the log shows the new attempt when it is made.').waitFor();
     await expect.poll(() => receiver.requests.length).toBe(2);
     await page.getByRole('row').filter({ hasText: 'Tidewater' }).getByRole('cell', { name: '2', exact: true }).waitFor();
     // The copy buttons say what they copy; the test button says why it waits for a saved URL.
