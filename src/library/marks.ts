@@ -221,7 +221,14 @@ export async function undoMarks(props: { accountId: number; historyIds: number[]
       const state = await tx.watchState.findFirst({ where: { accountId: props.accountId, [column]: item.id }, select: { id: true, watched: true } });
       if ((state?.watched ?? false) === watched) continue;
       if (state) await tx.watchState.update({ where: { id: state.id }, data: { watched, changedAt: now } });
-      else await tx.watchState.create({ data: { accountId: props.accountId, kind: item.kind, [column]: item.id, watched, changedAt: now } });
+      else {
+        // A state a concurrent writer created meanwhile (PostgreSQL) wins: nothing changed here.
+        const created = await tx.watchState.createMany({
+          data: [{ accountId: props.accountId, kind: item.kind, [column]: item.id, watched, changedAt: now }],
+          ...(databaseKind() === 'postgres' ? { skipDuplicates: true } : {}),
+        } as Parameters<typeof tx.watchState.createMany>[0]);
+        if (created.count === 0) continue;
+      }
       changed += 1;
     }
     await tx.account.update({ where: { id: props.accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now } });
