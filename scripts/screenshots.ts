@@ -43,6 +43,8 @@ try {
   await page.getByLabel('Password again').fill('correct horse battery');
   await shot('setup');
   await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Home', exact: true }).waitFor();
+  await page.goto(`${setupUrl.split('/setup')[0]}/settings/developer`);
   await page.getByRole('heading', { name: 'Developer settings' }).waitFor();
   await page.getByRole('textbox', { name: 'Webhook URL' }).fill(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
   await page.getByRole('button', { name: 'Save webhook' }).click();

@@ -93,6 +93,8 @@ export const listLimits = {
   pendingImports: { default: 50, max: 500 },
   /** `accounts(first, offset)`: the administration page's list. */
   adminAccounts: { default: 50, max: 500 },
+  /** `watchHistory(first, offset)`: the history page's entries, newest first. */
+  watchHistory: { default: 50, max: 200 },
   /** `Account.sessions` (no arguments): the newest `max` sessions; an account rarely has more than a few. */
   accountSessions: { default: 100, max: 100 },
 } as const;

@@ -80,8 +80,9 @@ export const CatalogItem = builder.unionType('CatalogItem', {
   types: [ShowRef, MovieRef, GameRef],
   resolveType: (item: CatalogItemShape) => {
     if ('kind' in item) return item.kind === 'show' ? ShowRef : item.kind === 'movie' ? MovieRef : GameRef;
-    if ('tvdbId' in item) return ShowRef;
-    return 'igdbId' in item ? GameRef : MovieRef;
+    // A movie row has a tvdbId too: games are told by igdbId, movies by a release date, shows by neither.
+    if ('igdbId' in item) return GameRef;
+    return 'releaseDate' in item ? MovieRef : ShowRef;
   },
 });
 

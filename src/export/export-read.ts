@@ -17,6 +17,10 @@ import {
  * whole and sorted by external ids in memory; episodes, watch states and history are then read a
  * batch of items at a time, so memory stays bounded by one batch however long the history is.
  *
+ * History entries whose date is unknown (a mark's "date unknown") are left out: the export's
+ * history holds times, and the current state already says the item was watched (as an import
+ * records a watch without a date).
+ *
  * A library item is anything the account has a library row, a watch state or a history entry
  * for: watching an episode does not follow its show, and the export must still carry it.
  */
@@ -109,7 +113,7 @@ async function fillEpisodes(accountId: number, batch: Listed<ExportShow>[]): Pro
   );
   const historyRows = await reader.rows(
     `SELECT "episodeId", "watched", CAST("at" AS TEXT) FROM "WatchEvent"
-     WHERE "accountId" = ? AND "episodeId" IN (${episodesOfBatch}) ORDER BY "episodeId", "at", "watched"`,
+     WHERE "accountId" = ? AND "episodeId" IN (${episodesOfBatch}) AND NOT "dateUnknown" ORDER BY "episodeId", "at", "watched"`,
     [accountId, ...showIds],
   );
   const watched = new Map(stateRows.map(([episodeId, state]) => [Number(episodeId), asBoolean(state)]));
@@ -182,7 +186,7 @@ export async function* readExportTitles(accountId: number, kind: 'movie' | 'game
   for (const batch of batches(pageOf(listed, page))) {
     const historyRows = await reader.rows(
       `SELECT "${column}", "watched", CAST("at" AS TEXT) FROM "WatchEvent"
-       WHERE "accountId" = ? AND "${column}" IN ${placeholders} ORDER BY "${column}", "at", "watched"`,
+       WHERE "accountId" = ? AND "${column}" IN ${placeholders} AND NOT "dateUnknown" ORDER BY "${column}", "at", "watched"`,
       [accountId, ...padded(batch.map((title) => title.databaseId))],
     );
     const history = groupHistory(historyRows);

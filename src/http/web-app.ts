@@ -42,7 +42,7 @@ const compressible = new Set(['.js', '.css', '.html', '.svg', '.json', '.txt', '
 const shellHeaders = {
   'content-type': contentTypes['.html']!,
   'cache-control': 'no-cache',
-  'content-security-policy': "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'",
+  'content-security-policy': "default-src 'self'; img-src 'self' https: data:; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',

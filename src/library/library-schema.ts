@@ -6,7 +6,7 @@ import { CatalogItem, MediaKind } from '../catalog/catalog-schema.ts';
 import { writeErrors } from '../graphql/errors.ts';
 import { connectionComplexity } from '../graphql/pages.ts';
 
-builder.prismaObject('LibraryItem', {
+export const LibraryItemRef = builder.prismaObject('LibraryItem', {
   description: "A show, movie or game in the viewer's library, with its follow and archive state.",
   fields: (t) => ({
     kind: t.field({ type: MediaKind, resolve: (row) => row.kind as 'show' | 'movie' | 'game' }),
@@ -41,7 +41,7 @@ builder.queryField('library', (t) =>
   }),
 );
 
-const WatchKind = builder.enumType('WatchKind', {
+export const WatchKind = builder.enumType('WatchKind', {
   values: { EPISODE: { value: 'episode' }, MOVIE: { value: 'movie' }, GAME: { value: 'game' } } as const,
 });
 
@@ -49,7 +49,7 @@ const FollowKind = builder.enumType('FollowKind', {
   values: { SHOW: { value: 'show' }, MOVIE: { value: 'movie' }, GAME: { value: 'game' } } as const,
 });
 
-const WriteResult = builder.objectRef<{ changed: boolean }>('WriteResult').implement({
+export const WriteResult = builder.objectRef<{ changed: boolean }>('WriteResult').implement({
   fields: (t) => ({
     ok: t.boolean({ resolve: () => true }),
     changed: t.exposeBoolean('changed', { description: 'False when the item already had this state.' }),

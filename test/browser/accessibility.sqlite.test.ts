@@ -62,7 +62,7 @@ describe.each(['light', 'dark'] as const)('every page in the %s color scheme', {
       await page.getByLabel('Name').fill('admin');
       await page.getByLabel('Password').fill('a long enough password');
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-      await page.getByRole('heading', { name: 'Developer settings' }).waitFor();
+      await page.getByRole('heading', { name: 'Home', exact: true }).waitFor();
     }
     for (const target of signedInPages) {
       await page.goto(`${airdate.baseUrl}${target.path}`);

@@ -61,7 +61,7 @@ export async function startAirdate(env: Record<string, string> = {}) {
   return { server, baseUrl: server.baseUrl, setupUrl };
 }
 
-/** Goes through the first-run setup page in `page`, which ends on the developer settings. */
+/** Goes through the first-run setup page in `page`, which ends on the home page. */
 export async function completeSetup(page: Page, setupUrl: string, name: string, password: string): Promise<void> {
   await page.goto(setupUrl);
   await page.getByRole('heading', { name: 'Set up Airdate' }).waitFor();
@@ -70,7 +70,7 @@ export async function completeSetup(page: Page, setupUrl: string, name: string, 
   await page.getByLabel('Password again').fill(password);
   await page.getByRole('button', { name: 'Create account' }).click();
   // Creating the account hashes its password (scrypt at N=2^17): seconds on a loaded machine.
-  await page.getByRole('heading', { name: 'Developer settings' }).waitFor({ timeout: 60_000 });
+  await page.getByRole('heading', { name: 'Home', exact: true }).waitFor({ timeout: 60_000 });
 }
 
 /** Signs in through the sign-in page (the page must show it). */

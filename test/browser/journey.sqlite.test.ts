@@ -18,7 +18,12 @@ describe('a new administrator in the browser', () => {
     page.setDefaultTimeout(30_000);
     const password = 'correct horse battery';
     await completeSetup(page, airdate.setupUrl, 'alice', password);
-    expect(new URL(page.url()).pathname).toBe('/settings/developer');
+    expect(new URL(page.url()).pathname).toBe('/');
+    // An empty library says what to do next; the account's pages are in the menu.
+    await page.getByRole('link', { name: 'Search and follow' }).waitFor();
+    await page.getByText('alice', { exact: true }).click();
+    await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Developer' }).click();
+    await page.getByRole('heading', { name: 'Developer settings' }).waitFor();
 
     // The token, created on this first view, opens the machine API.
     const tokenField = page.getByRole('textbox', { name: 'API token' });
@@ -70,6 +75,7 @@ describe('a new administrator in the browser', () => {
     expect(verified.type).toBe('test');
 
     // Import a Trakt history: the report names every item no catalog knows.
+    await page.getByText('alice', { exact: true }).click();
     await page.getByRole('link', { name: 'Import & export' }).click();
     await page.getByRole('heading', { name: 'Import & export' }).waitFor();
     await page.getByLabel('From').selectOption('TRAKT');
@@ -105,6 +111,7 @@ describe('a new administrator in the browser', () => {
     expect(exported).toHaveProperty('version');
 
     // Sign out: every page sends the browser to the sign-in page, and back after signing in.
+    await page.getByText('alice', { exact: true }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     for (const path of ['/settings/developer', '/settings/account', '/import-export', '/admin']) {

@@ -47,10 +47,10 @@ describe('sign-in in the browser', { timeout: 180_000 }, () => {
     await page.goto(`${airdate.baseUrl}/sign-in`);
     for (let attempt = 1; attempt <= 10; attempt++) {
       await signInThroughPage(page, 'root', `wrong password ${attempt}`);
-      await page.getByRole('alert').filter({ hasText: 'wrong name or password' }).waitFor();
+      await page.getByRole('alert').filter({ hasText: 'That name and password do not match an account.' }).waitFor();
     }
     await signInThroughPage(page, 'root', password);
-    await page.getByRole('alert').filter({ hasText: /too many .*try again in \d+ s/ }).waitFor();
+    await page.getByRole('alert').filter({ hasText: /too many .*try again in \d+ s/i }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/sign-in');
     await context.close();
 

@@ -30,7 +30,8 @@ describe('every list the library or the catalog can grow', () => {
     // An import's report: at most one entry per item of the upload (notes: a few per file), counted at reportListWeight.
     // And the lists bounded by what they are: an account's media server connections (one per
     // source) and a connection's user names (mediaServerLimits.usersPerConnection), costed at those bounds.
-    expect(unpaged.sort()).toEqual(['Account.mediaServerConnections', 'ImportResult.notes', 'ImportResult.skipped', 'ImportResult.unmatched', 'MediaServerConnection.users']);
+    // A mark's answer: one id per item the request named (at most markLimits.items), integers with no selection.
+    expect(unpaged.sort()).toEqual(['Account.mediaServerConnections', 'ImportResult.notes', 'ImportResult.skipped', 'ImportResult.unmatched', 'MarkResult.historyIds', 'MarkResult.itemIds', 'MediaServerConnection.users']);
     const account = schema.getType('Account');
     expect(isObjectType(account) && account.getFields().mediaServerConnections!.extensions.complexity).toEqual({ field: 1, multiplier: mediaServerSources.length });
     const connection = schema.getType('MediaServerConnection');

@@ -1,11 +1,12 @@
 import type { ComponentType } from 'preact';
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { whenUnauthenticated } from './client.ts';
 import { errorText, PageTitle } from './components.tsx';
 import { navigate, useLocation } from './router.ts';
-import { findRoute, homePath, routes, type RouteDefinition } from './routes.ts';
+import { findRoute, routes, type RouteDefinition } from './routes.ts';
 import { loadSession, SessionContext, type AuthInfo, type Session, type Viewer } from './session.ts';
 import { SignOutButton } from './sign-out.tsx';
+import { Toasts } from './toast.tsx';
 
 /**
  * The app: who is signed in (asked once, then after sign-in and sign-out), the route guard
@@ -39,13 +40,12 @@ export function App() {
   const forbidden = route?.access === 'admin' && viewer && viewer.role !== 'ADMIN';
   useEffect(() => {
     if (viewer === undefined) return;
-    if (location.path === '/') navigate(viewer ? homePath : '/sign-in', { replace: true });
-    else if (blocked) navigate(`/sign-in?returnTo=${encodeURIComponent(window.location.pathname + window.location.search)}`, { replace: true });
+    if (blocked) navigate(`/sign-in?returnTo=${encodeURIComponent(window.location.pathname + window.location.search)}`, { replace: true });
   }, [viewer, location.path, blocked]);
 
   let page;
   if (failure) page = <Failure text={failure} />;
-  else if (viewer === undefined || blocked || location.path === '/') page = <p class="loading">Loading…</p>;
+  else if (viewer === undefined || blocked) page = <p class="loading">Loading…</p>;
   else if (!route) page = <NotFound />;
   else if (forbidden) page = <Failure title="Administrators only" text="This page is for the server's administrators." />;
   else page = <LazyPage route={route} />;
@@ -59,26 +59,48 @@ export function App() {
         <a class="brand" href="/">
           Airdate
         </a>
-        {viewer && (
-          <nav aria-label="Main">
-            <ul>
-              {routes
-                .filter((item) => item.nav && (item.access !== 'admin' || viewer.role === 'ADMIN'))
-                .map((item) => (
-                  <li key={item.path}>
-                    <a href={item.path} aria-current={route?.path === item.path ? 'page' : undefined}>
-                      {item.nav}
-                    </a>
-                  </li>
-                ))}
-            </ul>
-            <span class="who">{viewer.name}</span>
-            <SignOutButton />
-          </nav>
-        )}
+        {viewer && <Navigation viewer={viewer} current={route} path={location.path} />}
       </header>
       <main id="content">{page}</main>
+      <Toasts />
     </SessionContext.Provider>
+  );
+}
+
+/**
+ * The library's pages as the main navigation (one row that scrolls sideways on a phone), and the
+ * account's pages, the name and signing out in a menu, so the header stays one line high.
+ */
+function Navigation({ viewer, current, path }: { viewer: Viewer; current: RouteDefinition | undefined; path: string }) {
+  const menu = useRef<HTMLDetailsElement>(null);
+  // A navigation closes the menu.
+  useEffect(() => menu.current?.removeAttribute('open'), [path]);
+  const links = (group: 'main' | 'settings') =>
+    routes
+      .filter((item) => item.nav && item.group === group && (item.access !== 'admin' || viewer.role === 'ADMIN'))
+      .map((item) => (
+        <li key={item.path}>
+          <a href={item.path} aria-current={current?.path === item.path ? 'page' : undefined}>
+            {item.nav}
+          </a>
+        </li>
+      ));
+  return (
+    <>
+      <nav aria-label="Library" class="main-nav">
+        <ul>{links('main')}</ul>
+      </nav>
+      <details class="menu" ref={menu}>
+        <summary>
+          <span class="visually-hidden">Account menu for </span>
+          <span class="who">{viewer.name}</span>
+        </summary>
+        <nav aria-label="Account">
+          <ul>{links('settings')}</ul>
+          <SignOutButton />
+        </nav>
+      </details>
+    </>
   );
 }
 

@@ -1,5 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { errorText } from './text.ts';
+
+export { errorText };
 
 /**
  * The page's heading. It takes the focus when the page appears, so a screen reader announces the
@@ -34,11 +37,6 @@ export function Notice({ outcome }: { outcome: Outcome | null | undefined }) {
   );
 }
 
-/** The message of anything thrown, for a Notice. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Runs `action` for a form or button: tracks busy (to disable the control) and turns its result
  * or error into an Outcome.
@@ -64,17 +62,21 @@ export function useAction<Args extends unknown[]>(action: (...args: Args) => Pro
   return { busy, outcome, run, setOutcome };
 }
 
-/** Loads data for a page; `reload` runs the loader again (after a change). */
+/**
+ * Loads data for a page; `reload` runs the loader again (after a change). A new `loader` (a page's
+ * useCallback over its address: another show, another page of the history) loads again; an answer
+ * that a later load overtook is dropped.
+ */
 export function useLoad<T>(loader: () => Promise<T>) {
   const [state, setState] = useState<{ data?: T; error?: string }>({});
+  const latest = useRef(0);
   const reload = useCallback(() => {
+    const call = ++latest.current;
     loader().then(
-      (data) => setState({ data }),
-      (error) => setState({ error: errorText(error) }),
+      (data) => call === latest.current && setState({ data }),
+      (error) => call === latest.current && setState({ error: errorText(error) }),
     );
-    // The loader is a module-level or stable function in every page.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+  }, [loader]);
   useEffect(reload, [reload]);
   return { ...state, reload };
 }
@@ -99,8 +101,8 @@ export function CopyField({ label, value, id }: { label: string; value: string; 
       <label for={id}>{label}</label>
       <div class="copy-row">
         <input id={id} readOnly value={value} ref={input} spellcheck={false} onFocus={(event) => event.currentTarget.select()} />
-        <button type="button" onClick={copy}>
-          Copy<span class="visually-hidden"> {label}</span>
+        <button type="button" aria-label={`Copy ${label}`} onClick={copy}>
+          Copy
         </button>
       </div>
       <span role="status" class="hint">

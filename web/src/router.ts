@@ -62,3 +62,10 @@ export function safeReturnTo(value: string | null): string {
   if (!value || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) return '/';
   return value;
 }
+
+/** Whether `path` (no trailing slash) fits `pattern`, where a `:name` segment stands for any one non-empty segment. */
+export function pathMatches(pattern: string, path: string): boolean {
+  const want = pattern.split('/');
+  const have = path.split('/');
+  return want.length === have.length && want.every((segment, index) => (segment.startsWith(':') ? have[index] !== '' : segment === have[index]));
+}

@@ -3,6 +3,7 @@ import { request } from '../client.ts';
 import { formatTime, Notice, useAction, useLoad } from '../components.tsx';
 import { graphql } from '../graphql.ts';
 import { navigate } from '../router.ts';
+import { describeUserAgent } from '../text.ts';
 import { useSession } from '../session.ts';
 
 const SessionsQuery = graphql(`
@@ -83,17 +84,17 @@ export function AccountSecurity() {
           {data?.hasPassword && (
             <div class="field">
               <label for="current-password">Current password</label>
-              <input id="current-password" type="password" autocomplete="current-password" required value={current} onInput={(event) => setCurrent(event.currentTarget.value)} />
+              <input id="current-password" type="password" autocomplete="current-password" required value={current} onInput={(event) => (setCurrent(event.currentTarget.value), change.setOutcome(null))} />
             </div>
           )}
           <div class="field">
             <label for="new-password">New password</label>
-            <input id="new-password" type="password" autocomplete="new-password" required minLength={8} value={next} onInput={(event) => setNext(event.currentTarget.value)} />
+            <input id="new-password" type="password" autocomplete="new-password" required minLength={8} value={next} onInput={(event) => (setNext(event.currentTarget.value), change.setOutcome(null))} />
             <span class="hint">8 to 200 characters.</span>
           </div>
           <div class="field">
             <label for="repeat-password">New password again</label>
-            <input id="repeat-password" type="password" autocomplete="new-password" required value={repeat} onInput={(event) => setRepeat(event.currentTarget.value)} />
+            <input id="repeat-password" type="password" autocomplete="new-password" required value={repeat} onInput={(event) => (setRepeat(event.currentTarget.value), change.setOutcome(null))} />
           </div>
           <button class="primary" disabled={change.busy}>
             Change password
@@ -109,7 +110,10 @@ export function AccountSecurity() {
           <ul class="sessions">
             {data.sessions.map((item) => (
               <li key={item.databaseId}>
-                <strong>{item.current ? 'This browser' : (item.userAgent ?? 'Unknown browser')}</strong>
+                <strong>
+                  {describeUserAgent(item.userAgent)}
+                  {item.current ? ' (this browser)' : ''}
+                </strong>
                 <span class="hint">
                   {' '}
                   — signed in by {item.method} on {formatTime(item.createdAt)} from {item.address ?? 'an unknown address'}, last seen {formatTime(item.lastSeenAt)}
@@ -132,3 +136,4 @@ export function AccountSecurity() {
     </>
   );
 }
+

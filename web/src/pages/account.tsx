@@ -65,7 +65,7 @@ function TimezoneForm({ current, reload }: { current: string; reload: () => void
       >
         <div class="field">
           <label for="timezone">Time zone</label>
-          <input id="timezone" list="timezones" value={zone} autocomplete="off" spellcheck={false} onInput={(event) => setZone(event.currentTarget.value)} />
+          <input id="timezone" list="timezones" value={zone} autocomplete="off" spellcheck={false} onInput={(event) => (setZone(event.currentTarget.value), save.setOutcome(null))} />
           <datalist id="timezones">
             {zones.map((name) => (
               <option key={name} value={name} />

@@ -1,6 +1,8 @@
+import { useEffect, useState } from 'preact/hooks';
 import { request } from '../client.ts';
 import { formatTime, Notice, useAction, useLoad } from '../components.tsx';
 import { graphql } from '../graphql.ts';
+import { notificationTitle } from '../text.ts';
 
 const DeliveryLogQuery = graphql(`
   query DeliveryLog {
@@ -14,6 +16,7 @@ const DeliveryLogQuery = graphql(`
             releaseDate
             status
             attempts
+            payload
             lastAttemptAt
             nextAttemptAt
             deliveries(first: 20) {
@@ -34,6 +37,12 @@ const Redeliver = graphql(`
   mutation Redeliver($id: Int!) {
     redeliverNotification(id: $id) {
       __typename
+      ... on MutationRedeliverNotificationSuccess {
+        data {
+          databaseId
+          attempts
+        }
+      }
       ... on Error {
         message
       }
@@ -46,12 +55,21 @@ const loadLog = async () => (await request(DeliveryLogQuery)).viewer.notificatio
 /** The newest release notifications with each delivery attempt, and "send again" for finished ones. */
 export function DeliveryLog() {
   const { data: notifications, error, reload } = useLoad(loadLog);
+  /** Until when the log reloads itself: the redelivery runs as a job, moments after the answer. */
+  const [followUntil, setFollowUntil] = useState(0);
   const redeliver = useAction(async (id: number) => {
     const result = (await request(Redeliver, { id })).redeliverNotification;
     if (result.__typename !== 'MutationRedeliverNotificationSuccess') throw new Error(result.message);
+    setFollowUntil(Date.now() + 30_000);
     reload();
-    return 'Sent again; the new attempt is in the log.';
+    return 'Sending again; the log shows the new attempt when it is made.';
   });
+  // While a redelivery asked for here is pending, read the log again every second (30 s at most).
+  useEffect(() => {
+    if (Date.now() > followUntil || !notifications?.some((notification) => notification.status === 'pending')) return;
+    const timer = setTimeout(reload, 1000);
+    return () => clearTimeout(timer);
+  }, [notifications, followUntil, reload]);
   return (
     <section class="card" aria-labelledby="log-heading">
       <h2 id="log-heading">Delivery log</h2>
@@ -74,7 +92,7 @@ export function DeliveryLog() {
               {notifications.map((notification) => (
                 <tr key={notification.databaseId}>
                   <td>
-                    {notification.itemKey} ({notification.releaseDate})
+                    {notificationTitle(notification)} ({notification.releaseDate})
                     {notification.deliveries.length > 0 && (
                       <details>
                         <summary>Attempts</summary>
@@ -95,8 +113,8 @@ export function DeliveryLog() {
                   <td>{formatTime(notification.nextAttemptAt)}</td>
                   <td>
                     {notification.status !== 'pending' && (
-                      <button type="button" disabled={redeliver.busy} onClick={() => void redeliver.run(notification.databaseId)}>
-                        Send again<span class="visually-hidden"> {notification.itemKey}</span>
+                      <button type="button" disabled={redeliver.busy} aria-label={`Send again: ${notificationTitle(notification)}`} onClick={() => void redeliver.run(notification.databaseId)}>
+                        Send again
                       </button>
                     )}
                   </td>

@@ -68,6 +68,12 @@ export function WebhookSettings({ account, reload }: { account: FragmentOf<typeo
     return result.data.ok ? 'The receiver accepted the test notification.' : 'The test notification was not accepted.';
   });
 
+  /** Why the test cannot be sent now, or null: it always goes to the saved URL, so a typed one must be saved first. */
+  const testBlocked = !viewer.webhookUrl
+    ? 'Save a webhook URL first: the test goes to the saved URL.'
+    : url.trim() !== viewer.webhookUrl
+      ? 'The URL in the field is not saved yet: save it first, the test goes to the saved URL.'
+      : null;
   return (
     <section class="card" aria-labelledby="webhook-heading">
       <h2 id="webhook-heading">Webhook</h2>
@@ -85,7 +91,13 @@ export function WebhookSettings({ account, reload }: { account: FragmentOf<typeo
       >
         <div class="field">
           <label for="webhook-url">Webhook URL</label>
-          <input id="webhook-url" type="url" inputMode="url" value={url} placeholder="https://example.com/hooks/airdate" onInput={(event) => setUrl(event.currentTarget.value)} />
+          <input id="webhook-url" type="url" inputMode="url" value={url} placeholder="https://example.com/hooks/airdate" onInput={(event) => {
+              setUrl(event.currentTarget.value);
+              // What was said about the previous URL no longer holds.
+              save.setOutcome(null);
+              send.setOutcome(null);
+              setTest(null);
+            }} />
           <span class="hint">Leave empty and save to turn notifications off.</span>
         </div>
         <button class="primary" disabled={save.busy}>
@@ -94,9 +106,12 @@ export function WebhookSettings({ account, reload }: { account: FragmentOf<typeo
       </form>
       <Notice outcome={save.outcome} />
       <CopyField id="webhook-secret" label="Signing secret" value={viewer.webhookSecret} />
-      <button type="button" disabled={send.busy || !viewer.webhookUrl} onClick={() => void send.run()}>
+      <button type="button" aria-describedby="test-hint" disabled={send.busy || testBlocked !== null} onClick={() => void send.run()}>
         Send a test notification
       </button>
+      <p id="test-hint" class="hint">
+        {testBlocked ?? `The test goes to the saved URL, ${viewer.webhookUrl}.`}
+      </p>
       <Notice outcome={send.outcome} />
       {test && (
         <dl class="result" aria-label="Test notification result">

@@ -37,9 +37,9 @@ type Source = 'TRAKT' | 'TVTIME' | 'SIMKL' | 'LETTERBOXD' | 'GROUVEE' | 'IMDB' |
 
 /** Every ImportSource, with what its export file is called there. */
 const sources: { value: Source; label: string }[] = [
-  { value: 'TRAKT', label: 'Trakt (JSON export or CSV)' },
+  { value: 'TRAKT', label: 'Trakt (JSON export)' },
   { value: 'TVTIME', label: 'TV Time (GDPR export)' },
-  { value: 'SIMKL', label: 'Simkl (JSON or CSV backup)' },
+  { value: 'SIMKL', label: 'Simkl (JSON backup)' },
   { value: 'LETTERBOXD', label: 'Letterboxd (CSV export)' },
   { value: 'GROUVEE', label: 'Grouvee (collection CSV)' },
   { value: 'IMDB', label: 'IMDb (ratings, watchlist or list CSV)' },

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "WatchEvent" ADD COLUMN     "dateUnknown" BOOLEAN NOT NULL DEFAULT false;

@@ -1,0 +1,237 @@
+import { databaseKind, db } from '../db/client.ts';
+import { accountVersionBumps } from '../db/stale-versions.ts';
+import { itemColumn, type WatchKind } from '../db/fast-write.ts';
+import { hasAired } from '../feeds/rules.ts';
+import { localDate, type LocalDate } from '../time/dates.ts';
+import { maxIntColumn, transactionTimes } from '../limits.ts';
+import { InputError, NotFoundError } from '../errors.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+
+/**
+ * Marks made from the web app: several items at once (a season, "everything up to here", a list
+ * of ids) with the date the person chose, and undoing marks by their history entries. Each request
+ * is one transaction over the account's own rows, bounded in size; a real change writes the state,
+ * one history entry per item and the account's feed version bump (stale-versions.ts), so feed
+ * caches and kept snapshots see it like any toggle. The single-item toggle of the machine API stays
+ * on the fast writer (library.ts).
+ */
+
+/** What date a mark records: the moment of marking, the item's air or release date, or none. */
+export type MarkDate = 'now' | 'airDate' | 'unknown';
+
+/** Most items one bulk request may change (a show's every episode fits; a longer one goes by seasons). */
+export const markLimits = { items: 5_000, undo: 5_000 } as const;
+
+/** One item to mark: its kind, id and air or release date (for an AIR_DATE mark). */
+interface MarkTarget {
+  kind: WatchKind;
+  id: number;
+  airDate: LocalDate | null;
+}
+
+export interface MarkResult {
+  /** Items whose state changed (the others already had it). */
+  changed: number;
+  /** The ids of the items that changed, in the order asked. */
+  itemIds: number[];
+  /** The history entries written, one per changed item: what undoMarks takes back. */
+  historyIds: number[];
+}
+
+/** The instant an air date stands for in the history: noon UTC of that day (as imports date a day-only mark). */
+export function airDateInstant(date: LocalDate): Date {
+  return new Date(`${date}T12:00:00.000Z`);
+}
+
+function checkId(id: number, field: string): void {
+  if (!Number.isInteger(id) || id < 1 || id > maxIntColumn) throw new InputError(`${field} must be a positive integer up to ${maxIntColumn}`, field);
+}
+
+const inTransaction = <T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> =>
+  db().$transaction(work, { maxWait: transactionTimes.sqliteWaitMs, timeout: 60_000 });
+
+/**
+ * Sets `watched` on every target inside `tx`: the ones already in that state are left alone; each
+ * other gets its state row (created on the first watch) and one history entry dated as `date`
+ * asks (an unmark is dated now). Bumps the feed version once when anything changed.
+ */
+async function applyMarks(tx: Prisma.TransactionClient, accountId: number, targets: MarkTarget[], watched: boolean, date: MarkDate, source: string): Promise<MarkResult> {
+  const now = new Date();
+  const changedIds: number[] = [];
+  const historyIds: number[] = [];
+  const byKind = new Map<WatchKind, MarkTarget[]>();
+  for (const target of targets) byKind.set(target.kind, [...(byKind.get(target.kind) ?? []), target]);
+  for (const [kind, items] of byKind) {
+    const column = itemColumn[kind];
+    const ids = items.map((item) => item.id);
+    // As the fast writer does it (fast-write-postgres.ts), so that concurrent writers of the same
+    // items stay exact: the flip is conditional (re-checked on the row a concurrent writer left),
+    // and a state another writer created meanwhile makes the creation a no-op that changed nothing.
+    const flipped = await tx.watchState.updateManyAndReturn({
+      where: { accountId, [column]: { in: ids }, watched: !watched },
+      data: { watched, changedAt: now },
+      select: { episodeId: true, movieId: true, gameId: true },
+    });
+    const changedHere = new Set(flipped.map((state) => state[column]!));
+    if (watched) {
+      const existing = await tx.watchState.findMany({ where: { accountId, [column]: { in: ids } }, select: { episodeId: true, movieId: true, gameId: true } });
+      const known = new Set(existing.map((state) => state[column]!));
+      const fresh = items.filter((item) => !known.has(item.id));
+      if (fresh.length > 0) {
+        const created = await tx.watchState.createManyAndReturn({
+          data: fresh.map((item) => ({ accountId, kind, [column]: item.id, watched, changedAt: now })),
+          select: { episodeId: true, movieId: true, gameId: true },
+          // SQLite runs one write transaction at a time: no concurrent creation to skip there.
+          ...(databaseKind() === 'postgres' ? { skipDuplicates: true } : {}),
+        } as Parameters<typeof tx.watchState.createManyAndReturn>[0]);
+        created.forEach((state) => changedHere.add(state[column]!));
+      }
+    }
+    const changing = items.filter((item) => changedHere.has(item.id));
+    if (changing.length === 0) continue;
+    const events = await tx.watchEvent.createManyAndReturn({
+      data: changing.map((item) => {
+        const dated = watched && date === 'airDate' && item.airDate !== null;
+        return { accountId, kind, [column]: item.id, watched, source, at: dated ? airDateInstant(item.airDate!) : now, dateUnknown: watched && (date === 'unknown' || (date === 'airDate' && item.airDate === null)) };
+      }),
+      select: { id: true },
+    });
+    changedIds.push(...changing.map((item) => item.id));
+    historyIds.push(...events.map((event) => event.id));
+  }
+  if (changedIds.length > 0) await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now } });
+  return { changed: changedIds.length, itemIds: changedIds, historyIds };
+}
+
+export interface MarkEpisodesProps {
+  accountId: number;
+  /** The account's time zone: "aired" is on or before its local today. */
+  timeZone: string;
+  showId: number;
+  /** Only this season (0: the specials). */
+  season?: number;
+  /** Every episode up to and including this one (by season and number; specials only when `includeSpecials`). */
+  upToEpisodeId?: number;
+  /** Specials (season 0) are left out unless asked for or `season` is 0. */
+  includeSpecials?: boolean;
+  watched: boolean;
+  date?: MarkDate;
+  source?: string;
+  /** The local today (tests); the account's by default. */
+  today?: LocalDate;
+}
+
+/**
+ * Marks a show's episodes watched or unwatched in bulk: the whole show, one season, or everything
+ * up to an episode. A watched mark takes only the episodes that have aired (on or before the
+ * account's today; an unknown air date has not aired); an unmark takes them all. The show need
+ * not be followed (marking never follows).
+ */
+export async function markEpisodes(props: MarkEpisodesProps): Promise<MarkResult> {
+  checkId(props.showId, 'showId');
+  if (props.upToEpisodeId !== undefined) checkId(props.upToEpisodeId, 'upToEpisodeId');
+  if (props.season !== undefined && (!Number.isInteger(props.season) || props.season < 0 || props.season > maxIntColumn)) throw new InputError('season must be 0 or a positive integer', 'season');
+  const today = props.today ?? localDate(props.timeZone, new Date());
+  return inTransaction(async (tx) => {
+    const show = await tx.show.findUnique({ where: { id: props.showId }, select: { id: true } });
+    if (!show) throw new NotFoundError(`show ${props.showId} not found`);
+    const episodes = await tx.episode.findMany({
+      where: { showId: props.showId, ...(props.season === undefined ? {} : { season: props.season }) },
+      select: { id: true, season: true, number: true, airDate: true },
+      orderBy: [{ season: 'asc' }, { number: 'asc' }],
+    });
+    let chosen = episodes;
+    if (props.upToEpisodeId !== undefined) {
+      const last = episodes.find((episode) => episode.id === props.upToEpisodeId);
+      if (!last) throw new NotFoundError(`episode ${props.upToEpisodeId} is not an episode of show ${props.showId}${props.season === undefined ? '' : ` season ${props.season}`}`);
+      // Specials sort first (season 0) but air between seasons: "up to" a regular episode means the regular seasons up to it.
+      chosen = episodes.filter((episode) => (episode.season === 0 ? last.season === 0 && episode.number <= last.number : last.season !== 0 && (episode.season < last.season || (episode.season === last.season && episode.number <= last.number))));
+    }
+    const withSpecials = props.includeSpecials === true || props.season === 0 || (props.upToEpisodeId !== undefined && chosen.every((episode) => episode.season === 0));
+    chosen = chosen.filter((episode) => withSpecials || episode.season !== 0);
+    if (props.watched) chosen = chosen.filter((episode) => hasAired(episode.airDate, today));
+    if (chosen.length > markLimits.items) throw new InputError(`that is ${chosen.length} episodes, more than ${markLimits.items} at once; mark a season at a time`, 'showId');
+    return applyMarks(tx, props.accountId, chosen.map((episode) => ({ kind: 'episode', id: episode.id, airDate: episode.airDate })), props.watched, props.date ?? 'now', props.source ?? 'graphql');
+  });
+}
+
+export interface MarkItemsProps {
+  accountId: number;
+  kind: WatchKind;
+  ids: number[];
+  watched: boolean;
+  date?: MarkDate;
+  source?: string;
+}
+
+/**
+ * Marks the given episodes, movies or games (each as asked, aired or not: the person picked them)
+ * in one transaction. An id that names no item is a 404 and nothing is written.
+ */
+export async function markItems(props: MarkItemsProps): Promise<MarkResult> {
+  if (props.ids.length === 0) throw new InputError('ids must name at least one item', 'ids');
+  if (props.ids.length > markLimits.items) throw new InputError(`ids may name at most ${markLimits.items} items`, 'ids');
+  props.ids.forEach((id) => checkId(id, 'ids'));
+  const ids = [...new Set(props.ids)];
+  return inTransaction(async (tx) => {
+    const rows: { id: number; airDate: string | null }[] =
+      props.kind === 'episode'
+        ? await tx.episode.findMany({ where: { id: { in: ids } }, select: { id: true, airDate: true } })
+        : (props.kind === 'movie'
+            ? await tx.movie.findMany({ where: { id: { in: ids } }, select: { id: true, releaseDate: true } })
+            : await tx.game.findMany({ where: { id: { in: ids } }, select: { id: true, releaseDate: true } })
+          ).map((row) => ({ id: row.id, airDate: row.releaseDate }));
+    const found = new Map(rows.map((row) => [row.id, row.airDate]));
+    const missing = ids.find((id) => !found.has(id));
+    if (missing !== undefined) throw new NotFoundError(`${props.kind} ${missing} not found`);
+    return applyMarks(tx, props.accountId, ids.map((id) => ({ kind: props.kind, id, airDate: found.get(id) ?? null })), props.watched, props.date ?? 'now', props.source ?? 'graphql');
+  });
+}
+
+/**
+ * Undoes marks by their history entries (the account's own; another's id is NOT_FOUND and nothing
+ * changes): each entry is removed, and its item's state becomes what its latest remaining entry
+ * says — or, with none left, the opposite of the removed entry (the state before it).
+ * Answers how many items' states changed.
+ */
+export async function undoMarks(props: { accountId: number; historyIds: number[] }): Promise<{ removed: number; changed: number }> {
+  if (props.historyIds.length === 0) throw new InputError('ids must name at least one history entry', 'ids');
+  if (props.historyIds.length > markLimits.undo) throw new InputError(`ids may name at most ${markLimits.undo} history entries`, 'ids');
+  props.historyIds.forEach((id) => checkId(id, 'ids'));
+  const ids = [...new Set(props.historyIds)];
+  return inTransaction(async (tx) => {
+    const entries = await tx.watchEvent.findMany({ where: { accountId: props.accountId, id: { in: ids } }, orderBy: { id: 'asc' } });
+    const missing = ids.find((id) => !entries.some((entry) => entry.id === id));
+    if (missing !== undefined) throw new NotFoundError(`history entry ${missing} not found`);
+    await tx.watchEvent.deleteMany({ where: { accountId: props.accountId, id: { in: ids } } });
+    // Per item: the earliest removed entry says what the state was before any of them;
+    // the latest remaining one (by the order the marks were made) what it is now.
+    const items = new Map<string, { kind: WatchKind; id: number; before: boolean }>();
+    for (const entry of entries) {
+      const kind = entry.kind as WatchKind;
+      const id = entry[itemColumn[kind]]!;
+      if (!items.has(`${kind}:${id}`)) items.set(`${kind}:${id}`, { kind, id, before: !entry.watched });
+    }
+    let changed = 0;
+    const now = new Date();
+    for (const item of items.values()) {
+      const column = itemColumn[item.kind];
+      const latest = await tx.watchEvent.findFirst({ where: { accountId: props.accountId, [column]: item.id }, orderBy: { id: 'desc' }, select: { watched: true } });
+      const watched = latest?.watched ?? item.before;
+      const state = await tx.watchState.findFirst({ where: { accountId: props.accountId, [column]: item.id }, select: { id: true, watched: true } });
+      if ((state?.watched ?? false) === watched) continue;
+      if (state) await tx.watchState.update({ where: { id: state.id }, data: { watched, changedAt: now } });
+      else {
+        // A state a concurrent writer created meanwhile (PostgreSQL) wins: nothing changed here.
+        const created = await tx.watchState.createMany({
+          data: [{ accountId: props.accountId, kind: item.kind, [column]: item.id, watched, changedAt: now }],
+          ...(databaseKind() === 'postgres' ? { skipDuplicates: true } : {}),
+        } as Parameters<typeof tx.watchState.createMany>[0]);
+        if (created.count === 0) continue;
+      }
+      changed += 1;
+    }
+    await tx.account.update({ where: { id: props.accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now } });
+    return { removed: entries.length, changed };
+  });
+}
