@@ -21,7 +21,9 @@ describe('the Connections page', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await completeSetup(page, airdate.setupUrl, 'viewer', 'a long enough password');
-    await page.getByRole('link', { name: 'Connections' }).click();
+    // The account's pages are in the menu under its name.
+    await page.getByText('viewer', { exact: true }).click();
+    await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Connections' }).click();
     await page.getByRole('heading', { level: 1, name: 'Connections' }).waitFor();
 
     const plex = page.getByRole('region', { name: 'Plex', exact: true });
