@@ -11,6 +11,8 @@ export const knownOperationNames: ReadonlySet<string> = new Set([
   'AccountSettings',
   'Accounts',
   'AuthInfo',
+  'CalendarEvents',
+  'CalendarZone',
   'ChangePassword',
   'CompleteSetup',
   'CreateAccount',
