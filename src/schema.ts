@@ -10,6 +10,7 @@ import './feeds/feeds-schema.ts';
 import './imports/import-schema.ts';
 import './export/export-schema.ts';
 import './calendar/calendar-schema.ts';
+import './statistics/statistics-schema.ts';
 import './notifications/notifications-schema.ts';
 import './imports/pending-imports-schema.ts';
 import './notifications/webhook-test-schema.ts';

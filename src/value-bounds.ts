@@ -1,5 +1,5 @@
 import { isValidLocalDate } from './time/dates.ts';
-import { catalogDateRange, catalogLengths, historyTimeRange, maxIntColumn } from './limits.ts';
+import { catalogDateRange, catalogLengths, catalogRuntimeMinutes, historyTimeRange, maxIntColumn } from './limits.ts';
 
 /**
  * Checks of single values against the bounds in src/limits.ts, shared by every way a value comes
@@ -63,6 +63,11 @@ export function isIntColumnId(value: number): boolean {
 /** A season or episode number: a whole number from 0 to maxIntColumn. */
 export function isIntColumnCount(value: number): boolean {
   return Number.isInteger(value) && value >= 0 && value <= maxIntColumn;
+}
+
+/** A running time in minutes from a network catalog: within catalogRuntimeMinutes, else null (unknown). */
+export function catalogRuntime(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= catalogRuntimeMinutes.min && value <= catalogRuntimeMinutes.max ? value : null;
 }
 
 /** Whether `date` is a real `YYYY-MM-DD` inside catalogDateRange (air and release dates). */
