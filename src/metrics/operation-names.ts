@@ -34,6 +34,7 @@ export const knownOperationNames: ReadonlySet<string> = new Set([
   'SignOutEverywhere',
   'SignOutSession',
   'SignUp',
+  'Statistics',
   'UpdateSummaryProfile',
   'UpdateTimezone',
   'UpdateWebhook',

@@ -16,6 +16,7 @@ export const routes: RouteDefinition[] = [
   { path: '/sign-in', access: 'public', load: () => import('./pages/sign-in.tsx') },
   { path: '/setup', access: 'public', load: () => import('./pages/setup.tsx') },
   { path: '/calendar', nav: 'Calendar', access: 'account', load: () => import('./pages/calendar.tsx') },
+  { path: '/statistics', nav: 'Statistics', access: 'account', load: () => import('./pages/statistics.tsx') },
   { path: '/settings/developer', nav: 'Developer', access: 'account', load: () => import('./pages/developer.tsx') },
   { path: '/settings/account', nav: 'Account', access: 'account', load: () => import('./pages/account.tsx') },
   { path: '/import-export', nav: 'Import & export', access: 'account', load: () => import('./pages/import-export.tsx') },
