@@ -274,3 +274,9 @@ export const sessionUserAgentChars = 300;
  */
 export const oidcTimes = { stateMs: 10 * 60 * 1000, discoveryTimeoutSeconds: 10, discoveryRetryMs: 10_000 } as const;
 export const oidcLengths = { returnToChars: 2_000, errorChars: 300, subjectChars: 255 } as const;
+
+/**
+ * Live update streams (src/library/live-updates.ts): how often a process with open streams reads
+ * the counters that tell a change (one small query; none while no stream is open).
+ */
+export const liveUpdates = { pollMs: 1_000 } as const;

@@ -6,6 +6,7 @@ import './accounts/account-security-schema.ts';
 import './accounts/sign-in-schema.ts';
 import './accounts/admin-schema.ts';
 import './library/library-schema.ts';
+import './library/live-updates-schema.ts';
 import './feeds/feeds-schema.ts';
 import './imports/import-schema.ts';
 import './export/export-schema.ts';
