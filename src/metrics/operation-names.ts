@@ -21,6 +21,7 @@ export const knownOperationNames: ReadonlySet<string> = new Set([
   'DeveloperSettings',
   'ImportAccountZone',
   'ImportLibrary',
+  'LibraryChanged',
   'Redeliver',
   'RegenerateToken',
   'RemoveAccount',

@@ -6,7 +6,7 @@ import { completeSetup, launchChromium, startAirdate } from './browser-support.t
 // The calendar page against calendar.ics: for a fixed catalog, the month, the next month and the
 // week show exactly the events the subscription has for the same days, in the account's zone
 // (UTC+14, where the local date is a day ahead of UTC's most of the day); at phone width the
-// same events are a day-by-day list.
+// same events are a day-by-day list; a change made over REST shows up in the open tab.
 const browser = await launchChromium();
 const airdate = await startAirdate();
 const zone = 'Pacific/Kiritimati';
@@ -85,6 +85,14 @@ describe('the calendar page', () => {
     const agenda = await page.getByRole('list', { name: /day by day/ }).locator('li.event').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-date')} ${item.textContent!.replace(/^(Episode|Movie|Game): /, '')}`));
     expect(agenda.sort()).toEqual(thisMonth.shown.sort());
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+    // Live: a movie followed over REST (as Home Assistant or a script would) appears in the open
+    // tab without a reload, through the tab's one libraryChanged stream.
+    const late = await makeMovie({ title: 'Arrives Live', releaseDate: today });
+    await page.evaluate(() => ((window as unknown as { marker: boolean }).marker = true));
+    expect((await api('/api/machine/follow', { kind: 'movie', id: late.id, followed: true })).status).toBe(200);
+    await page.getByRole('list', { name: /day by day/ }).getByText('Arrives Live').waitFor({ timeout: 15_000 });
+    expect(await page.evaluate(() => (window as unknown as { marker?: boolean }).marker)).toBe(true);
 
     // A date that is not one, and a month with nothing: today's month, and a message.
     await page.goto(`${airdate.baseUrl}/calendar?view=month&date=2026-02-31`);

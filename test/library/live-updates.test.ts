@@ -91,7 +91,7 @@ describe('libraryChanged over server-sent events', () => {
 
   it('refuses a session stream that does not come from a page of this site, and one without an account', async () => {
     const carol = await signedInPerson(app);
-    for (const headers of [{ cookie: carol.browser.cookie! }, { ...sameOrigin(carol.browser), 'sec-fetch-site': 'same-site' }, { cookie: carol.browser.cookie!, origin: 'http://evil.test' }, { cookie: carol.browser.cookie!, origin: 'http://127.0.0.1:1' }]) {
+    for (const headers of <Record<string, string>[]>[{ cookie: carol.browser.cookie! }, { ...sameOrigin(carol.browser), 'sec-fetch-site': 'same-site' }, { cookie: carol.browser.cookie!, origin: 'http://evil.test' }, { cookie: carol.browser.cookie!, origin: 'http://127.0.0.1:1' }]) {
       const stream = await open(headers);
       const body = await stream.rest();
       expect(body).toMatch(/cross-site request refused|must come from a page of this site/);
