@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { makeMovie, makeShow } from '../support/factories.ts';
+import { webRoutes } from '../support/web-routes.ts';
 import { completeSetup, launchChromium, startAirdate } from './browser-support.ts';
 
 // axe-core on every page, in the light and the dark color scheme: no serious or critical
@@ -34,9 +34,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
  * watched), so lists, calendars and charts are drawn, not only their empty states. Plus a path
  * no route has (the "not found" page).
  */
-// Read as text: the module's page imports are .tsx, which the test's compiler does not take.
-const routes = [...readFileSync(new URL('../../web/src/routes.ts', import.meta.url), 'utf8').matchAll(/\{ path: '([^']+)',[^}]*?access: '(public|account|admin)'/g)].map(([, path, access]) => ({ path: path!, access }));
-expect(routes.length, 'routes read from web/src/routes.ts').toBeGreaterThanOrEqual(6);
+const routes = webRoutes();
 const publicPaths = [...routes.filter((route) => route.access === 'public').map((route) => route.path), '/setup#code=not-a-real-code', '/no-such-page'];
 const signedInPaths = routes.filter((route) => route.access !== 'public').map((route) => route.path);
 

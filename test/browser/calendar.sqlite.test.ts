@@ -77,13 +77,13 @@ describe('the calendar page', () => {
     await expect.poll(async () => (await page.locator('.calendar-grid td[data-day]').first().getAttribute('data-day'))).toBe(dayShift(week.days[0]!, 7));
     await compare();
 
-    // A phone: the grid gives way to a list of the days that have events.
+    // A phone: the grid gives way to a list of the month's days that have events.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${airdate.baseUrl}/calendar?view=month&date=${today}`);
     await page.getByRole('list', { name: /day by day/ }).waitFor();
     expect(await page.locator('.calendar-grid').isVisible()).toBe(false);
     const agenda = await page.getByRole('list', { name: /day by day/ }).locator('li.event').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-date')} ${item.textContent!.replace(/^(Episode|Movie|Game): /, '')}`));
-    expect(agenda.sort()).toEqual(thisMonth.shown.sort());
+    expect(agenda.sort()).toEqual(thisMonth.shown.filter((text) => text.startsWith(today.slice(0, 7))).sort());
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
     // Live: a movie followed over REST (as Home Assistant or a script would) appears in the open

@@ -222,7 +222,8 @@ export default function CalendarPage() {
           </table>
           <ol class="agenda" aria-label={`${title}, day by day`}>
             {days
-              .filter((day) => byDay.has(day))
+              // The month view's list keeps to the month (the grid's leading and trailing days are for the grid).
+              .filter((day) => byDay.has(day) && (state.view === 'week' || day.slice(0, 7) === state.date.slice(0, 7)))
               .map((day) => (
                 <li key={day} class={day === today ? 'today' : undefined}>
                   <h3>
