@@ -65,9 +65,13 @@ export function isIntColumnCount(value: number): boolean {
   return Number.isInteger(value) && value >= 0 && value <= maxIntColumn;
 }
 
-/** A running time in minutes from a network catalog: within catalogRuntimeMinutes, else null (unknown). */
-export function catalogRuntime(value: unknown): number | null {
-  return typeof value === 'number' && Number.isInteger(value) && value >= catalogRuntimeMinutes.min && value <= catalogRuntimeMinutes.max ? value : null;
+/**
+ * A running time in minutes from a network catalog, as a record's field: `{ runtime }` within
+ * catalogRuntimeMinutes, else nothing — an unknown one (TMDB's 0 or null) leaves a runtime another
+ * catalog gave, so two catalogs never undo each other at each refresh.
+ */
+export function catalogRuntime(value: unknown): { runtime?: number } {
+  return typeof value === 'number' && Number.isInteger(value) && value >= catalogRuntimeMinutes.min && value <= catalogRuntimeMinutes.max ? { runtime: value } : {};
 }
 
 /** Whether `date` is a real `YYYY-MM-DD` inside catalogDateRange (air and release dates). */

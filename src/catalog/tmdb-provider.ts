@@ -60,8 +60,7 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
     const title = text(item.title) ?? text(item.original_title);
     if (title === null) return null;
     // Details carry `runtime` (minutes, 0 when unknown); search results do not, and leave the stored one.
-    const runtime = 'runtime' in item ? { runtime: catalogRuntime(item.runtime) } : {};
-    return { kind: 'movie', ids: { tmdb: id }, title, poster: poster(item), overview: text(item.overview), releaseDate: localDate(item.release_date), ...runtime };
+    return { kind: 'movie', ids: { tmdb: id }, title, poster: poster(item), overview: text(item.overview), releaseDate: localDate(item.release_date), ...catalogRuntime(item.runtime) };
   };
 
   async function season(showId: number, number: number): Promise<CatalogEpisode[]> {
@@ -70,7 +69,7 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
       const seasonNumber = count(episode.season_number) ?? number;
       const episodeNumber = positiveId(episode.episode_number);
       if (episodeNumber === undefined) return [];
-      const found: CatalogEpisode = { season: seasonNumber, number: episodeNumber, title: text(episode.name), airDate: localDate(episode.air_date), runtime: catalogRuntime(episode.runtime) };
+      const found: CatalogEpisode = { season: seasonNumber, number: episodeNumber, title: text(episode.name), airDate: localDate(episode.air_date), ...catalogRuntime(episode.runtime) };
       const tmdb = positiveId(episode.id);
       if (tmdb !== undefined) found.ids = { tmdb };
       return [found];

@@ -86,7 +86,7 @@ export function createTvdbProvider(options: TvdbOptions): CatalogProvider {
         const number = positiveId(episode.number);
         if (season === undefined || number === undefined) continue;
         const tvdb = positiveId(episode.id);
-        found.push({ season, number, title: text(episode.name), airDate: localDate(episode.aired), runtime: catalogRuntime(episode.runtime), ...(tvdb === undefined ? {} : { ids: { tvdb } }) });
+        found.push({ season, number, title: text(episode.name), airDate: localDate(episode.aired), ...catalogRuntime(episode.runtime), ...(tvdb === undefined ? {} : { ids: { tvdb } }) });
       }
       const links = isObject(answer?.links) ? answer.links : {};
       if (list.length === 0 || links.next === null || links.next === undefined) break;

@@ -54,12 +54,19 @@ const StatisticsRef = builder.objectRef<AccountStatistics>('Statistics').impleme
     'often it was marked; an unmarked one not at all).',
   fields: (t) => ({
     timeZone: t.exposeString('timeZone', { description: 'The time zone the months, weekdays and years are in.' }),
-    years: t.field({ type: [StatisticsPeriodRef], description: 'Every year with something watched, newest first.', resolve: (stats) => stats.years }),
+    // Lists bounded by the calendar, counted at their largest: a year for each year a watch time can
+    // fall in (historyTimeRange, from 1900), twelve months, seven weekdays.
+    years: t.field({
+      type: [StatisticsPeriodRef],
+      description: 'Every year with something watched, newest first.',
+      complexity: () => ({ field: 1, multiplier: new Date().getUTCFullYear() - 1900 + 2 }),
+      resolve: (stats) => stats.years,
+    }),
     total: t.field({ type: StatisticsCountsRef, description: 'All years.', resolve: (stats) => stats.total }),
     year: t.exposeInt('year', { description: 'The year reviewed by review, months, weekdays and shows.' }),
     review: t.field({ type: StatisticsCountsRef, description: 'The year reviewed.', resolve: (stats) => stats.review }),
-    months: t.field({ type: [StatisticsPeriodRef], description: "The year's twelve months, January first.", resolve: (stats) => stats.months }),
-    weekdays: t.field({ type: [StatisticsPeriodRef], description: "The year's seven weekdays, Monday first.", resolve: (stats) => stats.weekdays }),
+    months: t.field({ type: [StatisticsPeriodRef], description: "The year's twelve months, January first.", complexity: () => ({ field: 1, multiplier: 12 }), resolve: (stats) => stats.months }),
+    weekdays: t.field({ type: [StatisticsPeriodRef], description: "The year's seven weekdays, Monday first.", complexity: () => ({ field: 1, multiplier: 7 }), resolve: (stats) => stats.weekdays }),
     showCount: t.int({ description: 'How many shows had an episode watched in the year.', resolve: (stats) => stats.shows.length }),
     shows: t.field({
       type: [StatisticsShowRef],

@@ -58,11 +58,11 @@ describe('TMDB provider', () => {
       poster: `${image}/fxPoster0001.jpg`,
       overview: null,
       episodes: [
-        { season: 0, number: 1, title: 'Holiday Special', airDate: '2024-12-20', runtime: null, ids: { tmdb: 990001001 } },
+        { season: 0, number: 1, title: 'Holiday Special', airDate: '2024-12-20', ids: { tmdb: 990001001 } },
         { season: 1, number: 1, title: 'Pilot', airDate: '2024-01-10', runtime: 42, ids: { tmdb: 990001101 } },
-        { season: 1, number: 2, title: 'Second', airDate: '2024-01-17', runtime: null, ids: { tmdb: 990001102 } },
-        { season: 2, number: 1, title: 'Return', airDate: '2025-01-15', runtime: null, ids: { tmdb: 990001201 } },
-        { season: 2, number: 9, title: 'Episode 9', airDate: null, runtime: null, ids: { tmdb: 990001202 } },
+        { season: 1, number: 2, title: 'Second', airDate: '2024-01-17', ids: { tmdb: 990001102 } },
+        { season: 2, number: 1, title: 'Return', airDate: '2025-01-15', ids: { tmdb: 990001201 } },
+        { season: 2, number: 9, title: 'Episode 9', airDate: null, ids: { tmdb: 990001202 } },
       ],
     });
     const detail = server.seen('/tv/990001')[0]!;

@@ -38,11 +38,11 @@ describe('TheTVDB provider', () => {
       poster: 'https://artworks.thetvdb.com/banners/v4/series/9900001/posters/fx.jpg',
       overview: 'Shown on TheTVDB.',
       episodes: [
-        { season: 0, number: 1, title: 'Holiday Special', airDate: '2024-12-20', runtime: null, ids: { tvdb: 349232 } },
+        { season: 0, number: 1, title: 'Holiday Special', airDate: '2024-12-20', ids: { tvdb: 349232 } },
         { season: 1, number: 1, title: 'Pilot', airDate: '2024-01-10', runtime: 44, ids: { tvdb: expect.any(Number) } },
-        { season: 1, number: 2, title: 'Second', airDate: '2024-01-17', runtime: null, ids: { tvdb: expect.any(Number) } },
-        { season: 2, number: 1, title: 'Return', airDate: '2025-01-15', runtime: null, ids: { tvdb: expect.any(Number) } },
-        { season: 2, number: 9, title: null, airDate: null, runtime: null, ids: { tvdb: expect.any(Number) } },
+        { season: 1, number: 2, title: 'Second', airDate: '2024-01-17', ids: { tvdb: expect.any(Number) } },
+        { season: 2, number: 1, title: 'Return', airDate: '2025-01-15', ids: { tvdb: expect.any(Number) } },
+        { season: 2, number: 9, title: null, airDate: null, ids: { tvdb: expect.any(Number) } },
       ],
     });
     // Five episodes, two per page: pages 0, 1 and 2.
