@@ -65,6 +65,8 @@ export function createLiveUpdates(options: LiveUpdatesOptions): LiveUpdates {
   const seen = new Map<number, LibraryChange>();
   let timer: NodeJS.Timeout | undefined;
   let reading = false;
+  /** A read was asked for while one ran (a stream opened): run another right after it. */
+  let again = false;
   let closed = false;
 
   const count = () => [...streams.values()].reduce((total, set) => total + set.size, 0);
@@ -95,8 +97,13 @@ export function createLiveUpdates(options: LiveUpdatesOptions): LiveUpdates {
   };
 
   async function read(): Promise<void> {
-    if (reading || streams.size === 0) return;
+    if (streams.size === 0) return;
+    if (reading) {
+      again = true;
+      return;
+    }
     reading = true;
+    again = false;
     try {
       const ids = [...streams.keys()];
       const reader = fastReader();
@@ -124,6 +131,7 @@ export function createLiveUpdates(options: LiveUpdatesOptions): LiveUpdates {
       options.logger.warn({ err: error }, 'live updates: reading the accounts’ versions failed; trying again');
     } finally {
       reading = false;
+      if (again) void read();
     }
   }
 

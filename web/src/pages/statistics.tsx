@@ -175,8 +175,8 @@ function Report({ stats }: { stats: Statistics }) {
               )}
               <li>{plural(stats.showCount, 'show', 'shows')} watched.</li>
             </ul>
-            <PeriodTable caption={`By month, ${stats.year}`} label="Month" periods={months} name={monthName} />
-            <PeriodTable caption={`By weekday, ${stats.year}`} label="Weekday" periods={weekdays} name={weekdayName} />
+            <PeriodTable caption={`By month, ${stats.year}`} label="Month" periods={months} name={monthName} games={review.games > 0} />
+            <PeriodTable caption={`By weekday, ${stats.year}`} label="Weekday" periods={weekdays} name={weekdayName} games={review.games > 0} />
             <h3>Most-watched shows</h3>
             <ol class="top-shows">
               {stats.shows.map((show) => (
@@ -226,8 +226,11 @@ function Totals({ counts }: { counts: Counts }) {
   );
 }
 
-/** One row a period: the counts as numbers, and a bar (for the eye only; the numbers are the data). */
-function PeriodTable({ caption, label, periods, name }: { caption: string; label: string; periods: readonly Period[]; name: (key: number) => string }) {
+/**
+ * One row a period: the counts as numbers, and a bar (for the eye only; the numbers are the data).
+ * The games column only when the year has games played.
+ */
+function PeriodTable({ caption, label, periods, name, games }: { caption: string; label: string; periods: readonly Period[]; name: (key: number) => string; games: boolean }) {
   const most = Math.max(1, ...periods.map(items));
   return (
     <div class="table-scroll">
@@ -238,7 +241,7 @@ function PeriodTable({ caption, label, periods, name }: { caption: string; label
             <th scope="col">{label}</th>
             <th scope="col">Episodes</th>
             <th scope="col">Movies</th>
-            <th scope="col">Games</th>
+            {games && <th scope="col">Games</th>}
             <th scope="col">Hours</th>
             <th scope="col" class="bar-cell">
               <span class="visually-hidden">Share</span>
@@ -251,7 +254,7 @@ function PeriodTable({ caption, label, periods, name }: { caption: string; label
               <th scope="row">{name(period.key)}</th>
               <td>{number.format(period.episodes)}</td>
               <td>{number.format(period.movies)}</td>
-              <td>{number.format(period.games)}</td>
+              {games && <td>{number.format(period.games)}</td>}
               <td>{hours(period.minutes)}</td>
               <td class="bar-cell" aria-hidden="true">
                 <span class="bar" style={{ width: `${(items(period) / most) * 100}%` }} />
