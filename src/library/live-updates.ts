@@ -1,5 +1,5 @@
 import { fastReader } from '../db/client.ts';
-import { AppError } from '../errors.ts';
+import { AppError, ServiceBusyError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
 /**
@@ -32,7 +32,8 @@ export interface LiveUpdates {
    * A stream of the account's changes: one value each time its data changed, the latest only when
    * several came between two reads. Ends with `close()` or the iterator's `return()` (the client
    * went away).
-   * @throws TooManyStreamsError when the account already holds `maxStreamsPerAccount`.
+   * @throws TooManyStreamsError when the account already holds `maxStreamsPerAccount`;
+   *   ServiceBusyError once `close()` was called.
    */
   open(accountId: number): AsyncIterableIterator<LibraryChange>;
   /** Open streams (all accounts). */
@@ -137,7 +138,8 @@ export function createLiveUpdates(options: LiveUpdatesOptions): LiveUpdates {
 
   return {
     open(accountId) {
-      if (closed) throw new TooManyStreamsError(0);
+      // A stopping server: 503, try again (another process, or this one restarted).
+      if (closed) throw new ServiceBusyError(5);
       const set = streams.get(accountId) ?? new Set<Stream>();
       if (set.size >= options.maxStreamsPerAccount) throw new TooManyStreamsError(options.maxStreamsPerAccount);
       const stream: Stream = { accountId, pending: undefined, waiting: undefined, done: false };

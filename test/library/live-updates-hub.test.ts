@@ -44,5 +44,6 @@ describe('the live updates hub', () => {
     live.close();
     expect(await soon(second.next())).toEqual({ done: true, value: undefined });
     expect(live.size()).toBe(0);
+    expect(() => live.open(alice.id)).toThrow('the server is busy');
   });
 });
