@@ -99,7 +99,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     web: config.web,
     services,
     restRoutes,
-    routeDependencies: { schema, logger, limits: config.limits },
+    routeDependencies: { schema, logger, limits: config.limits, counters },
     graphqlEndpoint: createGraphQLEndpoint({ config, logger, schema, services, webServices: { signInLimiter } }),
     graphiql: createGraphiQL({ title: 'Airdate GraphQL', endpoint: '/graphql', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }, null, 2) }),
     oidc,

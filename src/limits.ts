@@ -280,3 +280,30 @@ export const oidcLengths = { returnToChars: 2_000, errorChars: 300, subjectChars
  * the counters that tell a change (one small query; none while no stream is open).
  */
 export const liveUpdates = { pollMs: 1_000 } as const;
+
+/**
+ * Media server webhooks (src/media-servers, docs/media-servers.md): what one delivery may be, how
+ * often a connection may deliver, and what is kept.
+ */
+export const mediaServerLimits = {
+  /** A JSON, text/plain or form-encoded body (a Jellyfin "Send All Properties" body is 2–6 KB). */
+  bodyBytes: 256 * 1024,
+  /** A multipart body: Plex's carries a JPEG thumbnail besides its JSON (tens to hundreds of KB). */
+  multipartBytes: 4 * 1024 * 1024,
+  /** Deliveries kept in an account's log (newest first); older ones are deleted as new ones come. */
+  logKept: 100,
+  /** Unmatched deliveries kept for retry per account, past the log's newest (the oldest are dropped). */
+  pendingKept: 200,
+  /** Unmatched deliveries retried per account and run (the account's sync, the catalog refresh). */
+  retriedPerRun: 50,
+  /**
+   * One watch per account and item within this window: a second "played" of an item whose watch
+   * was recorded (by anyone) less than this ago is a duplicate (autoplay, credits skipped, a stop
+   * and a scrobble of one play), even if it was unmarked in between.
+   */
+  duplicateWindowMs: 6 * 60 * 60 * 1000,
+  /** Server user names a connection may list. */
+  usersPerConnection: 50,
+  /** Longest server user name a connection may list. */
+  userNameLength: 200,
+} as const;

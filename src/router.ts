@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import type { GraphQLServices } from './graphql/context.ts';
 import { graphiqlAssetsPath, type GraphiQL } from './graphql/graphiql.ts';
 import { refuseCrossSite } from './graphql/graphql-access.ts';
-import type { GraphQLEndpoint } from './graphql/graphql-endpoint.ts';
+import { noAccount, type GraphQLEndpoint } from './graphql/graphql-endpoint.ts';
 import { headAware, methodNotAllowed, unmatchedRoute, type Exchange, type Router } from './http/edge.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
 import { quotedPath } from './http/request-target.ts';
@@ -57,7 +57,7 @@ export function createRouter(parts: RouterParts): Router {
   const carriesToken = (request: Request, url: URL) => request.headers.has('authorization') || url.searchParams.has('token');
 
   /** The one way in for token-carrying requests: authenticated, then counted against the account's rate. */
-  const authenticate = async (request: Request, url: URL, placement: TokenPlacement, exchange: Exchange) => {
+  const authenticate = async (request: Request, url: URL, placement: Exclude<TokenPlacement, 'own-token'>, exchange: Exchange) => {
     const account = await authenticateRequest(request, url, placement);
     exchange.accountId = account.id;
     await accountRate.take(String(account.id));
@@ -131,6 +131,8 @@ export function createRouter(parts: RouterParts): Router {
     const bound = found.routes[method as RestMethod];
     if (!bound) throw methodNotAllowed(request, Object.keys(found.routes));
     const { route: restRoute, handler } = bound;
+    // A route with a token of its own (a media server's) checks it itself; no API token opens it.
+    if (restRoute.auth === 'own-token') return headAware(request, await handler(request, { account: noAccount, services, source: 'api' }));
     const signedIn = restRoute.session && method === 'GET' && !carriesToken(request, url) ? await session(request, exchange) : null;
     if (signedIn) refuseCrossSite(request, web);
     const account = signedIn ? signedIn.account : await authenticate(request, url, restRoute.auth, exchange);

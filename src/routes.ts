@@ -4,6 +4,7 @@ import { feedRoutes } from './feeds/feeds-routes.ts';
 import type { RestRoute } from './http/rest-route.ts';
 import { importRoute } from './imports/import-route.ts';
 import { libraryRoutes } from './library/library-routes.ts';
+import { mediaServerRoute } from './media-servers/media-servers-route.ts';
 import { syncRoute } from './notifications/sync-route.ts';
 
 /**
@@ -11,4 +12,4 @@ import { syncRoute } from './notifications/sync-route.ts';
  * input and output schemas, OpenAPI operation, handler): app.ts routes by this list and the
  * OpenAPI document describes it.
  */
-export const restRoutes: readonly RestRoute[] = [...feedRoutes, ...libraryRoutes, syncRoute, importRoute, calendarRoute, exportRoute];
+export const restRoutes: readonly RestRoute[] = [...feedRoutes, ...libraryRoutes, syncRoute, importRoute, calendarRoute, exportRoute, mediaServerRoute];

@@ -45,7 +45,7 @@ export interface GraphQLEndpoint {
  * The account of an anonymous request: reading anything of it throws, so a private resolver
  * reached without an account fails as "sign in first" instead of acting for nobody.
  */
-const noAccount = new Proxy({} as GraphQLContext['account'], {
+export const noAccount = new Proxy({} as GraphQLContext['account'], {
   get: () => {
     throw new UnauthenticatedError('sign in first');
   },

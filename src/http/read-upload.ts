@@ -73,20 +73,29 @@ export async function cappedRequest(request: Request, maxBytes: number): Promise
  */
 export async function readUploadedFiles(request: Request, maxBytes: number): Promise<File[]> {
   if (!isMultipart(request)) throw new HttpError(415, 'content type must be multipart/form-data with the export files as file parts');
-  let tooLarge = false;
-  const counted = cappedStream(request, maxBytes, () => {
-    tooLarge = true;
-    return tooLargeUpload(maxBytes);
-  });
-  let form: FormData;
-  try {
-    const init = { method: 'POST', headers: { 'content-type': request.headers.get('content-type')! }, body: counted, duplex: 'half' };
-    form = await new Request('http://upload.invalid/', init as RequestInit).formData();
-  } catch {
-    if (tooLarge) throw tooLargeUpload(maxBytes);
-    throw new HttpError(400, 'the multipart/form-data body is malformed');
-  }
+  const form = await readMultipartForm(request, maxBytes);
   const files = [...form.values()].filter((value): value is File => typeof value !== 'string');
   if (files.length === 0) throw new HttpError(400, 'no file parts: send the export files as multipart/form-data file parts');
   return files;
+}
+
+/**
+ * A multipart/form-data body's parts (the caller has checked the content type), streamed into the
+ * fetch API's parser through the byte counter: 413 (`tooLargeMessage`, else the upload limit's)
+ * past `maxBytes`, 400 for a malformed body.
+ */
+export async function readMultipartForm(request: Request, maxBytes: number, tooLargeMessage?: string): Promise<FormData> {
+  let tooLarge = false;
+  const refusal = () => (tooLargeMessage === undefined ? tooLargeUpload(maxBytes) : new HttpError(413, tooLargeMessage));
+  const counted = cappedStream(request, maxBytes, () => {
+    tooLarge = true;
+    return refusal();
+  });
+  try {
+    const init = { method: 'POST', headers: { 'content-type': request.headers.get('content-type')! }, body: counted, duplex: 'half' };
+    return await new Request('http://upload.invalid/', init as RequestInit).formData();
+  } catch {
+    if (tooLarge) throw refusal();
+    throw new HttpError(400, 'the multipart/form-data body is malformed');
+  }
 }

@@ -2,12 +2,18 @@ import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import type { Logger } from '../log.ts';
+import type { RateLimitStore } from './rate-limit.ts';
 
 /** A method a REST path answers (GET brings HEAD along). */
 export type RestMethod = 'GET' | 'POST';
 
-/** Where a route takes the API token from: the header, or also `?token=` (calendar apps, widgets). */
-export type TokenPlacement = 'header-or-query' | 'header-only';
+/**
+ * Where a route takes the API token from: the header, or also `?token=` (calendar apps, widgets);
+ * `own-token`: no API token at all, the handler checks a token of its own kind in the URL (a media
+ * server connection's, which can do nothing else) and its context's account is a stand-in that
+ * throws when read.
+ */
+export type TokenPlacement = 'header-or-query' | 'header-only' | 'own-token';
 
 /** Answers one request of a route, for the account the edge authenticated. */
 export type RestHandler = (request: Request, context: GraphQLContext) => Promise<Response>;
@@ -17,6 +23,8 @@ export interface RouteDependencies {
   schema: GraphQLSchema;
   logger: Logger;
   limits: Config['limits'];
+  /** Where rate limits count (the database on PostgreSQL, else this process), for routes with limits of their own. */
+  counters: RateLimitStore;
 }
 
 /** One response of an OpenAPI operation. */

@@ -17,22 +17,37 @@ export const tokenLength = tokenPrefix.length + tokenRandomLength + tokenChecksu
 export const webhookSecretPrefix = 'whsec_';
 const webhookSecretBytes = 24;
 
-const tokenPattern = new RegExp(`^${tokenPrefix}[0-9A-Za-z]{${tokenRandomLength + tokenChecksumLength}}$`);
+/**
+ * Prefix of a media server connection's token (src/media-servers): it can only record watches,
+ * and its own prefix keeps it apart from an API token wherever either is pasted.
+ */
+export const connectionTokenPrefix = 'adw_';
 
-/** A new API token: `adt_` + 32 random base62 characters + their 6-character base62 CRC32. */
-export function generateToken(): string {
+const tokenPatterns = new Map<string, RegExp>();
+const patternOf = (prefix: string): RegExp => {
+  let pattern = tokenPatterns.get(prefix);
+  if (!pattern) tokenPatterns.set(prefix, (pattern = new RegExp(`^${prefix}[0-9A-Za-z]{${tokenRandomLength + tokenChecksumLength}}$`)));
+  return pattern;
+};
+
+/**
+ * A new API token: `adt_` + 32 random base62 characters + their 6-character base62 CRC32; with
+ * another `prefix` (connectionTokenPrefix), a token of that kind of the same shape.
+ */
+export function generateToken(prefix: string = tokenPrefix): string {
   const random = randomBase62(tokenRandomLength);
-  return `${tokenPrefix}${random}${checksumOf(random)}`;
+  return `${prefix}${random}${checksumOf(random)}`;
 }
 
 /**
- * Whether `text` has a token's shape and a matching checksum. Lets the server turn away typos and
- * garbage without a database query; it proves nothing about the token being valid.
+ * Whether `text` has a token's shape (with `prefix`, the API token's by default) and a matching
+ * checksum. Lets the server turn away typos and garbage without a database query; it proves
+ * nothing about the token being valid.
  */
-export function isWellFormedToken(text: unknown): text is string {
-  if (typeof text !== 'string' || !tokenPattern.test(text)) return false;
-  const random = text.slice(tokenPrefix.length, tokenPrefix.length + tokenRandomLength);
-  return text.slice(tokenPrefix.length + tokenRandomLength) === checksumOf(random);
+export function isWellFormedToken(text: unknown, prefix: string = tokenPrefix): text is string {
+  if (typeof text !== 'string' || !patternOf(prefix).test(text)) return false;
+  const random = text.slice(prefix.length, prefix.length + tokenRandomLength);
+  return text.slice(prefix.length + tokenRandomLength) === checksumOf(random);
 }
 
 /** A new webhook signing secret in the Standard Webhooks format: `whsec_` + base64 of 24 random bytes. */

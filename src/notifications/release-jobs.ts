@@ -5,6 +5,7 @@ import { loggedJobFailures, observedJob, requestIdKey } from '../jobs/observed-j
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import { deliverNotification, findDueNotifications, findStrandedNotifications } from './deliveries.ts';
 import { retryPendingImports } from '../imports/pending-imports.ts';
+import { retryUnmatchedDeliveries } from '../media-servers/deliveries.ts';
 import { findAccountsToCheck, recordReleaseNotifications } from './releases.ts';
 import type { TargetPolicy } from '../webhooks/target-policy.ts';
 import type { StepReached } from '../jobs/crash-points.ts';
@@ -101,6 +102,9 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
     // Never throws: a failed retry is logged and the refresh stands.
     const retried = await retryPendingImports({ catalog: deps.catalog, logger: deps.logger });
     deps.logger.debug(`pending imports: ${retried.tried} tried for ${retried.accounts} account(s), ${retried.matched} matched, ${retried.failures} failure(s)`);
+    // Unmatched media server deliveries the same way (never throws either).
+    const deliveries = await retryUnmatchedDeliveries({ catalog: deps.catalog, logger: deps.logger });
+    deps.logger.debug(`media server deliveries: ${deliveries.tried} unmatched tried, ${deliveries.matched} matched, ${deliveries.failures} failure(s)`);
   }));
 
   agenda.define(jobNames.accountCheck, observedJob(jobNames.accountCheck, observed, async (job) => {
@@ -113,6 +117,7 @@ export function defineReleaseJobs(agenda: Agenda, deps: ReleaseJobDeps): void {
     // After the refresh (which re-reads the offline file); logged, never failing the sync. Items it
     // adds may be released already: the release check that follows sees them.
     await retryPendingImports({ catalog: deps.catalog, accountId, logger: deps.logger });
+    await retryUnmatchedDeliveries({ catalog: deps.catalog, accountId, logger: deps.logger });
     await checkAccount(accountId);
   }), { backoff, concurrency: 5 });
 

@@ -46,6 +46,7 @@ const openOperations: Record<(typeof openPaths)[number], OpenApiOperation> = {
 
 const securityFor = (route: RestRoute | undefined) => {
   if (route === undefined) return [];
+  if (route.auth === 'own-token') return [{ connectionToken: [] }];
   return route.auth === 'header-or-query' ? [{ bearerToken: [] }, { queryToken: [] }] : [{ bearerToken: [] }];
 };
 
@@ -58,8 +59,10 @@ function commonResponses(route: RestRoute | undefined, method: RestMethod): Reco
     500: error('Unexpected failure (details only in the server log).'),
   };
   if (route !== undefined) {
-    common[401] = error(route.auth === 'header-only' ? 'No valid token; `?token=` is refused here: send the header.' : 'No valid token.');
-    common[429] = error('Over the account’s rate limit.', { 'Retry-After': { description: 'Seconds until the next window.', schema: { type: 'integer' } } });
+    common[401] = error(
+      route.auth === 'header-only' ? 'No valid token; `?token=` is refused here: send the header.' : route.auth === 'own-token' ? 'No valid connection token for this path.' : 'No valid token.',
+    );
+    common[429] = error(route.auth === 'own-token' ? 'Over the connection’s rate limit.' : 'Over the account’s rate limit.', { 'Retry-After': { description: 'Seconds until the next window.', schema: { type: 'integer' } } });
   }
   return common;
 }
@@ -96,6 +99,12 @@ export function buildOpenApiDocument(version: string, routes: readonly RestRoute
       securitySchemes: {
         bearerToken: { type: 'http', scheme: 'bearer', description: 'The account’s API token: `Authorization: Bearer adt_…`.' },
         queryToken: { type: 'apiKey', in: 'query', name: 'token', description: 'The API token as `?token=`, for clients that cannot set headers (not on export or import).' },
+        connectionToken: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'token',
+          description: 'A media server connection’s token (`adw_…`, shown in its URL on the Connections page): it only records watches, on its own source’s path. An API token is refused.',
+        },
       },
     },
   };

@@ -23,6 +23,7 @@ describe('release engine settings', () => {
       maxJsonBytes: 256 * 1024,
       maxUploadBytes: 50 * 1024 * 1024,
       requestsPerMinute: 600,
+      mediaServerPerMinute: 1_200,
       graphql: { maxDepth: 10, maxCost: 20_000, maxAliases: 15, maxDirectives: 20, maxTokens: 2_000 },
     });
   });

@@ -2,7 +2,8 @@ import { isListType, isNonNullType, isObjectType, type GraphQLOutputType } from 
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/time/dates.ts';
-import { listLimits, reportListWeight } from '../../src/limits.ts';
+import { listLimits, mediaServerLimits, reportListWeight } from '../../src/limits.ts';
+import { mediaServerSources } from '../../src/media-servers/sources/media-event.ts';
 import { schema } from '../../src/schema.ts';
 import { setFollow, setWatched } from '../../src/library/library.ts';
 import { useTestApp } from '../support/database.ts';
@@ -27,7 +28,13 @@ describe('every list the library or the catalog can grow', () => {
       }
     }
     // An import's report: at most one entry per item of the upload (notes: a few per file), counted at reportListWeight.
-    expect(unpaged.sort()).toEqual(['ImportResult.notes', 'ImportResult.skipped', 'ImportResult.unmatched']);
+    // And the lists bounded by what they are: an account's media server connections (one per
+    // source) and a connection's user names (mediaServerLimits.usersPerConnection), costed at those bounds.
+    expect(unpaged.sort()).toEqual(['Account.mediaServerConnections', 'ImportResult.notes', 'ImportResult.skipped', 'ImportResult.unmatched', 'MediaServerConnection.users']);
+    const account = schema.getType('Account');
+    expect(isObjectType(account) && account.getFields().mediaServerConnections!.extensions.complexity).toEqual({ field: 1, multiplier: mediaServerSources.length });
+    const connection = schema.getType('MediaServerConnection');
+    expect(isObjectType(connection) && connection.getFields().users!.extensions.complexity).toEqual({ field: 1, multiplier: mediaServerLimits.usersPerConnection });
     const report = schema.getType('ImportResult');
     expect(isObjectType(report) && report.getFields().skipped!.extensions.complexity).toEqual({ field: 1, multiplier: reportListWeight });
     expect(isObjectType(report) && report.getFields().notes!.extensions.complexity).toEqual({ field: 1, multiplier: reportListWeight });

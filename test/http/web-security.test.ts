@@ -107,8 +107,8 @@ describe('Cache-Control: no shared cache keeps an account\'s answer', () => {
   };
 
   it('names every REST route here', () => {
-    const named = (path: string) => (path.startsWith('/api/import/') ? '/api/import/*' : path);
-    expect([...new Set(restRoutes.flatMap((route) => route.paths.map(named)))].sort()).toEqual([...Object.keys(expected), '/api/import/*'].sort());
+    const named = (path: string) => (path.startsWith('/api/import/') ? '/api/import/*' : path.startsWith('/api/media-servers/') ? '/api/media-servers/*' : path);
+    expect([...new Set(restRoutes.flatMap((route) => route.paths.map(named)))].sort()).toEqual([...Object.keys(expected), '/api/import/*', '/api/media-servers/*'].sort());
   });
 
   it.each(Object.entries(expected).filter(([path]) => restRoutes.some((route) => route.paths.includes(path) && route.method === 'GET')))(
@@ -150,8 +150,12 @@ describe('Cache-Control: no shared cache keeps an account\'s answer', () => {
     const imported = await app.fetch(
       new Request('http://airdate.test/api/import/airdate', { method: 'POST', headers: { authorization: `Bearer ${account.token}`, 'content-type': contentType }, body: body as BodyInit }),
     );
-    expect([...writes.map((answer) => answer.status), imported.status]).toEqual([200, 200, 200, 200]);
-    for (const headers of [...writes.map((answer) => answer.headers), imported.headers]) expect(headers.get('cache-control')).toBe('no-store');
+    // A media server's delivery: its answer says what was recorded in the account.
+    const connected = await app.fetch(new Request('http://airdate.test/graphql', { method: 'POST', headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation { connectMediaServer(source: GENERIC) { ... on MutationConnectMediaServerSuccess { data { path } } } }' }) }));
+    const { data } = (await connected.json()) as { data: { connectMediaServer: { data: { path: string } } } };
+    const delivered = await app.fetch(new Request(`http://airdate.test${data.connectMediaServer.data.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'episode', ids: { tvdb: 1 } }) }));
+    expect([...writes.map((answer) => answer.status), imported.status, delivered.status]).toEqual([200, 200, 200, 200, 200]);
+    for (const headers of [...writes.map((answer) => answer.headers), imported.headers, delivered.headers]) expect(headers.get('cache-control')).toBe('no-store');
   });
 
   it('/graphql: no-store, with a cookie (GET and POST), a token, or none (signing in)', async () => {

@@ -41,7 +41,8 @@ describe('the OpenAPI document', () => {
     for (const route of restRoutes) {
       const operation = document.paths[route.template][route.method.toLowerCase()];
       const schemes = operation.security.map((requirement: object) => Object.keys(requirement)[0]);
-      expect(schemes, route.template).toEqual(route.auth === 'header-or-query' ? ['bearerToken', 'queryToken'] : ['bearerToken']);
+      const expected = { 'header-or-query': ['bearerToken', 'queryToken'], 'header-only': ['bearerToken'], 'own-token': ['connectionToken'] }[route.auth];
+      expect(schemes, route.template).toEqual(expected);
       expect(Object.keys(operation.responses), route.template).toEqual(expect.arrayContaining(['401', '429', '405', '500']));
       expect(operation.responses['429'].headers['Retry-After']).toBeDefined();
     }

@@ -100,7 +100,7 @@ export function CopyField({ label, value, id }: { label: string; value: string; 
       <div class="copy-row">
         <input id={id} readOnly value={value} ref={input} spellcheck={false} onFocus={(event) => event.currentTarget.select()} />
         <button type="button" onClick={copy}>
-          Copy
+          Copy<span class="visually-hidden"> {label}</span>
         </button>
       </div>
       <span role="status" class="hint">

@@ -19,6 +19,7 @@ export const routes: RouteDefinition[] = [
   { path: '/statistics', nav: 'Statistics', access: 'account', load: () => import('./pages/statistics.tsx') },
   { path: '/settings/developer', nav: 'Developer', access: 'account', load: () => import('./pages/developer.tsx') },
   { path: '/settings/account', nav: 'Account', access: 'account', load: () => import('./pages/account.tsx') },
+  { path: '/connections', nav: 'Connections', access: 'account', load: () => import('./pages/connections.tsx') },
   { path: '/import-export', nav: 'Import & export', access: 'account', load: () => import('./pages/import-export.tsx') },
   { path: '/admin', nav: 'Administration', access: 'admin', load: () => import('./pages/admin.tsx') },
 ];

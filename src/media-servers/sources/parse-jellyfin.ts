@@ -1,0 +1,103 @@
+import { nestedItem } from './nested-item.ts';
+import {
+  eventKeyOf,
+  FormatError,
+  imdbId,
+  isRecord,
+  kindOfType,
+  numericId,
+  text,
+  time,
+  truthy,
+  whole,
+  withoutUndefined,
+  type MediaAction,
+  type MediaEvent,
+} from './media-event.ts';
+
+/**
+ * Jellyfin. Two plugins' bodies:
+ *
+ * - The official webhook plugin (jellyfin-plugin-webhook) with "Send All Properties": one flat
+ *   object, as JSON sent `text/plain` (the plugin's default) or `application/json`, or
+ *   form-encoded by its generic form destination (every value a string: `"True"`, `"3"`). Keys:
+ *   `NotificationType`, `ItemType`, `Name`, `SeriesName`, `SeasonNumber`, `EpisodeNumber`,
+ *   `EpisodeNumberEnd`, `Year`, `Provider_tvdb`/`Provider_imdb`/`Provider_tmdb` (the item's own
+ *   ids: an episode's), `PlayedToCompletion`, `SaveReason`, `Played`, `NotificationUsername`,
+ *   `ServerId`, `UserId`, `ItemId`, `UtcTimestamp`.
+ * - The older community plugin (jellyfin-plugin-webhooks, "Default" format): `Event`, `Item`
+ *   (nested-item.ts) with `UserData.Played`, `Series`, `User.Name`, `Session`, `Server`.
+ *
+ * Played: `PlaybackStop` with `PlayedToCompletion`; the community plugin's `Scrobble`, or its
+ * `Stop` with the item's `UserData.Played`. Manual marks: `UserDataSaved` with `SaveReason`
+ * `TogglePlayed` (`Played` true or false); the community plugin's `MarkPlayed`/`MarkUnplayed`.
+ * Progress: `PlaybackStart`, `PlaybackProgress`, a stop before the end; community `Play`,
+ * `Pause`, `Resume`, `Progress`.
+ */
+export function parseJellyfin(body: unknown): MediaEvent {
+  if (!isRecord(body)) throw new FormatError(expected);
+  if (typeof body.NotificationType === 'string') return officialEvent(body);
+  if (typeof body.Event === 'string' && isRecord(body.Item)) return communityEvent(body);
+  throw new FormatError(expected);
+}
+
+const expected =
+  'expected a Jellyfin webhook body: the webhook plugin\'s "Send All Properties" object (with NotificationType), as JSON or form fields, or the community plugin\'s JSON (Event and Item)';
+
+const progressTypes = new Set(['PlaybackStart', 'PlaybackProgress']);
+
+function officialEvent(body: Record<string, unknown>): MediaEvent {
+  const event = text(body.NotificationType) ?? 'unknown';
+  let action: MediaAction = 'other';
+  if (event === 'PlaybackStop') action = truthy(body.PlayedToCompletion) ? 'played' : 'progress';
+  else if (progressTypes.has(event)) action = 'progress';
+  else if (event === 'UserDataSaved' && text(body.SaveReason) === 'TogglePlayed') action = truthy(body.Played) ? 'marked-played' : 'marked-unplayed';
+  const kind = kindOfType(body.ItemType);
+  const ids = withoutUndefined({ tvdb: numericId(body.Provider_tvdb), tmdb: numericId(body.Provider_tmdb), imdb: imdbId(body.Provider_imdb) });
+  const common = {
+    source: 'jellyfin' as const,
+    event,
+    action,
+    user: text(body.NotificationUsername),
+    ids,
+    title: text(body.Name),
+    at: time(body.UtcTimestamp),
+    eventKey: eventKeyOf('jellyfin', text(body.ServerId), text(body.UserId), text(body.ItemId), event, text(body.UtcTimestamp), action),
+  };
+  if (kind === 'movie') return { ...common, kind, year: whole(body.Year) };
+  if (kind !== 'episode') return common;
+  const episode = whole(body.EpisodeNumber);
+  const episodeEnd = whole(body.EpisodeNumberEnd);
+  return {
+    ...common,
+    kind,
+    show: { title: text(body.SeriesName), ids: {} },
+    season: whole(body.SeasonNumber),
+    episode,
+    episodeEnd: episode !== undefined && episodeEnd !== undefined && episodeEnd > episode ? episodeEnd : undefined,
+  };
+}
+
+const communityProgress = new Set(['Play', 'Pause', 'Resume', 'Progress']);
+
+function communityEvent(body: Record<string, unknown>): MediaEvent {
+  const event = text(body.Event) ?? 'unknown';
+  const item = body.Item as Record<string, unknown>;
+  const userData = isRecord(item.UserData) ? item.UserData : {};
+  let action: MediaAction = 'other';
+  if (event === 'Scrobble') action = 'played';
+  else if (event === 'Stop') action = truthy(userData.Played) ? 'played' : 'progress';
+  else if (communityProgress.has(event)) action = 'progress';
+  else if (event === 'MarkPlayed') action = 'marked-played';
+  else if (event === 'MarkUnplayed') action = 'marked-unplayed';
+  const user = isRecord(body.User) ? body.User : {};
+  const server = isRecord(body.Server) ? body.Server : {};
+  return {
+    source: 'jellyfin',
+    event,
+    action,
+    user: text(user.Name),
+    ...nestedItem(body),
+    eventKey: eventKeyOf('jellyfin-community', text(server.Id), text(user.Id), text(item.Id), event, text(userData.LastPlayedDate)),
+  };
+}
