@@ -12,6 +12,6 @@ export function onLibraryChanged(listener: () => void): () => void {
 }
 
 /** Tells every listener that the library changed. */
-export function emitLibraryChanged(): void {
+export function notifyLibraryChanged(): void {
   for (const listener of [...listeners]) listener();
 }

@@ -1,6 +1,6 @@
 import { print } from '@0no-co/graphql.web';
 import { graphql } from './graphql.ts';
-import { emitLibraryChanged } from './library-events.ts';
+import { notifyLibraryChanged } from './library-events.ts';
 
 /**
  * The tab's one live update stream: the libraryChanged subscription over server-sent events (an
@@ -31,7 +31,7 @@ export function startLiveUpdates(): void {
   source = stream;
   let opened = false;
   stream.addEventListener('open', () => {
-    if (opened) emitLibraryChanged();
+    if (opened) notifyLibraryChanged();
     opened = true;
   });
   stream.addEventListener('next', (event) => {
@@ -41,7 +41,7 @@ export function startLiveUpdates(): void {
     } catch {
       payload = undefined;
     }
-    if (payload?.data) emitLibraryChanged();
+    if (payload?.data) notifyLibraryChanged();
     else if (payload?.errors) pause();
   });
   // The browser reconnects by itself after a dropped connection; a refused one ends CLOSED.
