@@ -16,9 +16,10 @@ import { createRateLimiter } from './http/rate-limit.ts';
 import { json } from './http/responses.ts';
 import { createWebApp } from './http/web-app.ts';
 import { initSecretKey } from './keys/secret-key.ts';
-import { rateLimitWindowSeconds } from './limits.ts';
+import { liveUpdates, rateLimitWindowSeconds } from './limits.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createAppMetrics } from './metrics/metrics-endpoint.ts';
+import { createLiveUpdates } from './library/live-updates.ts';
 import { createLazyScheduler } from './notifications/lazy-scheduler.ts';
 import type { Scheduler } from './notifications/scheduler.ts';
 import { createApiDescription } from './openapi/api-description.ts';
@@ -50,6 +51,8 @@ export interface App {
   serveMetrics(request: Request): Promise<Response>;
   /** The job system: every role queues jobs; `main.ts` starts running them in worker roles. */
   jobs: Scheduler;
+  /** Ends the open live update streams (a stopping server: they would hold its connections open). */
+  closeStreams(): void;
 }
 
 /** What createApp takes besides the config (tests point these at folders of their own). */
@@ -74,7 +77,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const catalogs = createCatalogProviders(config, logger, metrics);
   const catalog = createCatalogService(catalogs.providers, logger);
   const jobs = createLazyScheduler(config, { catalog, logger, metrics });
-  const services = { catalog, jobs, metrics, webhooks: { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs } };
+  const live = createLiveUpdates({ logger, pollMs: liveUpdates.pollMs, maxStreamsPerAccount: config.limits.liveStreamsPerAccount });
+  const services = { catalog, jobs, metrics, live, webhooks: { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs } };
   // Counted in the database, shared by every process, on PostgreSQL; per process on SQLite.
   const counters = { pool: postgresCountersPool(), logger, metrics };
   const signInLimiter = createSignInLimiter(counters);
@@ -112,7 +116,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     jobs,
     started: startUp,
     fetch: createEdge({ logger, metrics, web: config.web, compress: createCompression(), route }),
+    closeStreams: () => live.close(),
     async close() {
+      live.close();
       await startUp.catch(() => undefined);
       await jobs.stop();
       await closeDatabase();

@@ -66,6 +66,7 @@ const environmentSchema = z.object({
   AIRDATE_MAX_JSON_KB: z.coerce.number().int().min(1).max(1024 * 1024).default(256),
   AIRDATE_MAX_UPLOAD_MB: z.coerce.number().int().min(1).max(10 * 1024).default(50),
   AIRDATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(600),
+  AIRDATE_LIVE_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(0).max(1_000).default(10),
   AIRDATE_MEDIA_SERVER_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(1_200),
   AIRDATE_GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(10),
   AIRDATE_GRAPHQL_MAX_COST: z.coerce.number().int().min(1).max(10_000_000).default(20_000),
@@ -133,6 +134,8 @@ export interface Config {
     maxJsonBytes: number;
     maxUploadBytes: number;
     requestsPerMinute: number;
+    /** Live update streams (browser tabs) one account may hold open in one process; 0 turns live updates off. */
+    liveStreamsPerAccount: number;
     /** Deliveries per media server connection and minute (src/media-servers); 0 turns the limit off. */
     mediaServerPerMinute: number;
     graphql: { maxDepth: number; maxCost: number; maxAliases: number; maxDirectives: number; maxTokens: number };
@@ -233,6 +236,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxJsonBytes: values.AIRDATE_MAX_JSON_KB * 1024,
       maxUploadBytes: values.AIRDATE_MAX_UPLOAD_MB * 1024 * 1024,
       requestsPerMinute: values.AIRDATE_RATE_LIMIT_PER_MINUTE,
+      liveStreamsPerAccount: values.AIRDATE_LIVE_STREAMS_PER_ACCOUNT,
       mediaServerPerMinute: values.AIRDATE_MEDIA_SERVER_PER_MINUTE,
       graphql: {
         maxDepth: values.AIRDATE_GRAPHQL_MAX_DEPTH,

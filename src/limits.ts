@@ -59,6 +59,13 @@ export const catalogLengths = {
 export const catalogDateRange = { earliest: '1800-01-01', latest: '2199-12-31' } as const;
 
 /**
+ * Running times (episodes, movies) in whole minutes: from 1 to a week (the longest films run
+ * about 14 000 minutes). Refused outside from the offline file, stored as unknown from the network
+ * catalogs, which give 0 for "not known".
+ */
+export const catalogRuntimeMinutes = { min: 1, max: 20_160 } as const;
+
+/**
  * Watch-history timestamps: from this instant to a day past the present (a clock slightly ahead
  * is fine; a watch in the future is not).
  */
@@ -83,6 +90,8 @@ export const listLimits = {
   feedItems: { default: 200, max: 5_000 },
   /** `Calendar.events(first, offset)`; `calendar.ics` holds up to `max` events. */
   calendarEvents: { default: 500, max: 20_000 },
+  /** `statistics { shows(first, offset) }`: the most-watched shows of a year. */
+  statisticsShows: { default: 10, max: 100 },
   /** `export { shows/movies/games(first, offset) }`. */
   exportItems: { default: 10, max: 500 },
   /** `ExportShow.episodes(first, offset)`. */
@@ -135,7 +144,7 @@ export const homeAssistantSummary = {
  * query and builds its rows in one piece of work (100 shows × 48 episodes held the event loop
  * 40-70 ms), whatever few fields are selected.
  */
-export const fieldCosts = { search: 1_000, calendarPerDay: 1, summary: 200, episodeRow: 4 } as const;
+export const fieldCosts = { search: 1_000, calendarPerDay: 1, summary: 200, episodeRow: 4, statistics: 200 } as const;
 
 /**
  * Lists of a mutation's answer that the request itself bounds (an import's `skipped` and
@@ -267,6 +276,12 @@ export const sessionUserAgentChars = 300;
  */
 export const oidcTimes = { stateMs: 10 * 60 * 1000, discoveryTimeoutSeconds: 10, discoveryRetryMs: 10_000 } as const;
 export const oidcLengths = { returnToChars: 2_000, errorChars: 300, subjectChars: 255 } as const;
+
+/**
+ * Live update streams (src/library/live-updates.ts): how often a process with open streams reads
+ * the counters that tell a change (one small query; none while no stream is open).
+ */
+export const liveUpdates = { pollMs: 1_000 } as const;
 
 /**
  * Media server webhooks (src/media-servers, docs/media-servers.md): what one delivery may be, how

@@ -55,6 +55,8 @@ async function serve(config: Config): Promise<number> {
     // while; bounded), let running jobs finish (app.close drains them), then close the database.
     const stop = () => {
       stopping = true;
+      // Open live update streams would hold their connections until the bound below.
+      app.closeStreams();
       metricsServer?.close();
       const requestsDone = new Promise<void>((done) => (server ? server.close(() => done()) : done()));
       server?.closeIdleConnections();

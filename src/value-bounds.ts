@@ -1,5 +1,5 @@
 import { isValidLocalDate } from './time/dates.ts';
-import { catalogDateRange, catalogLengths, historyTimeRange, maxIntColumn } from './limits.ts';
+import { catalogDateRange, catalogLengths, catalogRuntimeMinutes, historyTimeRange, maxIntColumn } from './limits.ts';
 
 /**
  * Checks of single values against the bounds in src/limits.ts, shared by every way a value comes
@@ -63,6 +63,15 @@ export function isIntColumnId(value: number): boolean {
 /** A season or episode number: a whole number from 0 to maxIntColumn. */
 export function isIntColumnCount(value: number): boolean {
   return Number.isInteger(value) && value >= 0 && value <= maxIntColumn;
+}
+
+/**
+ * A running time in minutes from a network catalog, as a record's field: `{ runtime }` within
+ * catalogRuntimeMinutes, else nothing — an unknown one (TMDB's 0 or null) leaves a runtime another
+ * catalog gave, so two catalogs never undo each other at each refresh.
+ */
+export function catalogRuntime(value: unknown): { runtime?: number } {
+  return typeof value === 'number' && Number.isInteger(value) && value >= catalogRuntimeMinutes.min && value <= catalogRuntimeMinutes.max ? { runtime: value } : {};
 }
 
 /** Whether `date` is a real `YYYY-MM-DD` inside catalogDateRange (air and release dates). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { catalogDateRange, maxIntColumn } from '../limits.ts';
+import { catalogDateRange, catalogRuntimeMinutes, maxIntColumn } from '../limits.ts';
 import { isValidLocalDate } from '../time/dates.ts';
 import { exceedsLength, isCatalogDate, quoted } from '../value-bounds.ts';
 import type { EpisodeIds, ItemIdSource } from './provider.ts';
@@ -38,6 +38,13 @@ export const countSchema = (min: 0 | 1) =>
     .int({ error: expected(`an integer ≥ ${min}`) })
     .min(min, { error: `expected an integer ≥ ${min}` })
     .max(maxIntColumn, { error: `expected an integer up to ${maxIntColumn}` });
+
+/** A running time in whole minutes (`runtime` of episodes and movies), or null for unknown. */
+export const runtimeSchema = z
+  .int({ error: expected('a whole number of minutes or null') })
+  .min(catalogRuntimeMinutes.min, { error: `expected minutes from ${catalogRuntimeMinutes.min} to ${catalogRuntimeMinutes.max}` })
+  .max(catalogRuntimeMinutes.max, { error: `expected minutes from ${catalogRuntimeMinutes.min} to ${catalogRuntimeMinutes.max}` })
+  .nullable();
 
 /** One external id: a positive 32-bit integer. */
 export const externalIdSchema = z

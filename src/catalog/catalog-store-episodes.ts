@@ -9,7 +9,7 @@ import { episodeIdSources, idColumn, type CatalogRecord, type EpisodeIds, type E
  */
 
 /** A catalog item's text columns by name. */
-export type Fields = Record<string, string | null>;
+export type Fields = Record<string, string | number | null>;
 
 /** What storeCatalogRecords (catalog-store.ts) plans for one item: its row, ids, text and episodes. */
 export interface ItemPlan {
@@ -32,9 +32,11 @@ export interface EpisodePlan {
   number: number;
   title: string | null;
   airDate: string | null;
+  /** Minutes, or null while unknown. */
+  runtime: number | null;
   /** The episode's ids: stored ones, plus ones a record adds where none is stored. */
   ids: EpisodeIds;
-  stored?: { title: string | null; airDate: string | null; ids: EpisodeIds };
+  stored?: { title: string | null; airDate: string | null; runtime: number | null; ids: EpisodeIds };
 }
 
 /** Merges the records' episodes into their shows' plans, loading stored episodes first. */
@@ -49,12 +51,12 @@ export async function planEpisodes(client: Prisma.TransactionClient, records: Ca
   for (const part of chunks([...toLoad.keys()], prismaListValues)) {
     const stored = await client.episode.findMany({
       where: { showId: { in: part } },
-      select: { id: true, showId: true, season: true, number: true, title: true, airDate: true, tvdbId: true, tmdbId: true, imdbId: true },
+      select: { id: true, showId: true, season: true, number: true, title: true, airDate: true, runtime: true, tvdbId: true, tmdbId: true, imdbId: true },
     });
     for (const episode of stored) {
-      const { id, season, number, title, airDate } = episode;
+      const { id, season, number, title, airDate, runtime } = episode;
       const ids = storedEpisodeIds(episode);
-      const plan = { id, season, number, title, airDate, ids, stored: { title, airDate, ids: { ...ids } } };
+      const plan = { id, season, number, title, airDate, runtime, ids, stored: { title, airDate, runtime, ids: { ...ids } } };
       toLoad.get(episode.showId)!.episodes.set(episodeKey(season, number), plan);
     }
   }
@@ -67,11 +69,12 @@ export async function planEpisodes(client: Prisma.TransactionClient, records: Ca
     const record = records[position]!;
     if (record.kind !== 'show') continue;
     const episodes = plans[position]!.episodes;
-    for (const { season, number, title, airDate, ids } of record.episodes) {
+    for (const { season, number, title, airDate, runtime, ids } of record.episodes) {
       const key = episodeKey(season, number);
       let plan = episodes.get(key);
-      if (plan) Object.assign(plan, { title, airDate });
-      else episodes.set(key, (plan = { season, number, title, airDate, ids: {} }));
+      // A provider that does not say the runtime (undefined) leaves the known one.
+      if (plan) Object.assign(plan, { title, airDate, runtime: runtime === undefined ? plan.runtime : runtime });
+      else episodes.set(key, (plan = { season, number, title, airDate, runtime: runtime ?? null, ids: {} }));
       for (const source of episodeIdSources) {
         const id = ids?.[source];
         const claim = `${source}:${id}`;
@@ -109,23 +112,23 @@ async function episodeIdOwners(client: Prisma.TransactionClient, records: Catalo
   return owned;
 }
 
-/** Creates new episodes in bulk and updates the ones whose title or air date changed. */
+/** Creates new episodes in bulk and updates the ones whose title, air date or runtime changed. */
 export async function writeEpisodes(client: Prisma.TransactionClient, shows: Set<ItemPlan>): Promise<number> {
   const fresh: Prisma.EpisodeCreateManyInput[] = [];
   let changes = 0;
   const idData = (ids: EpisodeIds) => ({ tvdbId: ids.tvdb ?? null, tmdbId: ids.tmdb ?? null, imdbId: ids.imdb ?? null });
   for (const show of shows) {
     for (const episode of show.episodes.values()) {
-      const { season, number, title, airDate, ids } = episode;
+      const { season, number, title, airDate, runtime, ids } = episode;
       if (!episode.stored) {
-        fresh.push({ showId: show.id!, season, number, title, airDate, ...idData(ids) });
-        episode.stored = { title, airDate, ids: { ...ids } };
+        fresh.push({ showId: show.id!, season, number, title, airDate, runtime, ...idData(ids) });
+        episode.stored = { title, airDate, runtime, ids: { ...ids } };
         continue;
       }
       const gained = episodeIdSources.some((source) => episode.stored!.ids[source] !== ids[source]);
-      if (episode.stored.title !== title || episode.stored.airDate !== airDate || gained) {
-        await client.episode.update({ where: { id: episode.id! }, data: { title, airDate, ...(gained ? idData(ids) : {}) } });
-        episode.stored = { title, airDate, ids: { ...ids } };
+      if (episode.stored.title !== title || episode.stored.airDate !== airDate || episode.stored.runtime !== runtime || gained) {
+        await client.episode.update({ where: { id: episode.id! }, data: { title, airDate, runtime, ...(gained ? idData(ids) : {}) } });
+        episode.stored = { title, airDate, runtime, ids: { ...ids } };
         changes += 1;
       }
     }

@@ -61,7 +61,7 @@ export interface StoredIds {
 
 const fieldColumns = {
   show: ['title', 'poster', 'overview'],
-  movie: ['title', 'poster', 'overview', 'releaseDate'],
+  movie: ['title', 'poster', 'overview', 'releaseDate', 'runtime'],
   game: ['title', 'poster', 'overview', 'releaseDate'],
 } as const;
 
@@ -154,8 +154,9 @@ async function storeKind(
   for (const position of positions) {
     const record = records[position]!;
     const plan = matcher.match(record.ids, create)!.row;
-    const values = record as unknown as Record<string, string | null | undefined>;
-    for (const column of fieldColumns[kind]) plan.fields[column] = values[column] ?? null;
+    const values = record as unknown as Record<string, string | number | null | undefined>;
+    // A value the record leaves out (a provider that does not say a movie's runtime) stays as stored.
+    for (const column of fieldColumns[kind]) if (values[column] !== undefined || !(column in plan.fields)) plan.fields[column] = values[column] ?? null;
     plans[position] = plan;
   }
 
@@ -172,7 +173,7 @@ function planFromRow(kind: MediaKind, row: Row): ItemPlan {
     if (typeof value === 'number' || typeof value === 'string') (ids as Record<string, unknown>)[source] = value;
   }
   const fields: Fields = {};
-  for (const column of fieldColumns[kind]) fields[column] = (row[column] as string | null) ?? null;
+  for (const column of fieldColumns[kind]) fields[column] = (row[column] as string | number | null) ?? null;
   const stored = { ids: { ...ids }, fields: { ...fields } };
   return { id: row.id, ids, fields, stored, episodes: new Map(), episodesLoaded: false };
 }

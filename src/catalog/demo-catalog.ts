@@ -18,14 +18,16 @@ function run(
   today: string,
   season: number,
   titles: string[],
-  options: { firstNumber?: number; firstOffset: number; stepDays?: number },
+  options: { firstNumber?: number; firstOffset: number; stepDays?: number; runtime?: number },
 ): DemoEpisode[] {
-  const { firstNumber = 1, firstOffset, stepDays = 7 } = options;
+  const { firstNumber = 1, firstOffset, stepDays = 7, runtime = 44 } = options;
   return titles.map((title, index) => ({
     season,
     number: firstNumber + index,
     title,
     air_date: addDays(today, firstOffset + index * stepDays),
+    // Running times in minutes (the statistics' hours watched); a finale runs longer.
+    runtime: index === titles.length - 1 ? runtime + 12 : runtime,
   }));
 }
 
@@ -39,6 +41,7 @@ function dailyEpisodes(today: string): DemoEpisode[] {
       number: 102 + offset,
       title: `Guest: ${guests[(offset + 14) % guests.length]}`,
       air_date: addDays(today, offset),
+      runtime: 22,
     });
   }
   return episodes;
@@ -124,6 +127,7 @@ export function buildDemoCatalog(today: string): OfflineCatalogFile {
         poster: poster('the-glass-cartographer'),
         overview: 'A mapmaker charts a city that rearranges itself every night.',
         release_date: today,
+        runtime: 118,
       },
       {
         ids: { tmdb: 9_300_002 },
@@ -131,6 +135,7 @@ export function buildDemoCatalog(today: string): OfflineCatalogFile {
         poster: poster('northbound-static'),
         overview: 'Two radio hosts drive the length of the country to find the source of a signal.',
         release_date: addDays(today, 1),
+        runtime: 96,
       },
       {
         ids: { tmdb: 9_300_003 },

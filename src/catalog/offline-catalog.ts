@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { catalogLengths } from '../limits.ts';
-import { countSchema, episodeIdsSchema, expected, externalIdSchema, firstProblem, idsSchema, imdbIdSchema, localDateSchema, uniqueEpisodeIds, uniqueIds, withinLength } from './catalog-file-schema.ts';
+import { countSchema, runtimeSchema, episodeIdsSchema, expected, externalIdSchema, firstProblem, idsSchema, imdbIdSchema, localDateSchema, uniqueEpisodeIds, uniqueIds, withinLength } from './catalog-file-schema.ts';
 import {
   rankByTitle,
   type CatalogProvider,
@@ -55,6 +55,7 @@ const episodeSchema = z.object(
     ids: episodeIdsSchema().optional(),
     title: title.nullish().transform((text) => text ?? null),
     air_date: dateOrNull,
+    runtime: runtimeSchema.optional(),
   },
   { error: expected('an episode object') },
 );
@@ -87,7 +88,7 @@ const showSchema = z
 
 function titleSchema(kind: 'movie' | 'game') {
   return z.object(
-    { ids: kind === 'movie' ? movieIds : gameIds, title, poster, overview: optionalText, release_date: dateOrNull },
+    { ids: kind === 'movie' ? movieIds : gameIds, title, poster, overview: optionalText, release_date: dateOrNull, ...(kind === 'movie' ? { runtime: runtimeSchema.optional() } : {}) },
     { error: expected(`a ${kind} object`) },
   );
 }
@@ -191,10 +192,11 @@ function recordsOf({ shows, movies, games }: ParsedFile): CatalogRecord[] {
         number: episode.number,
         title: episode.title,
         airDate: episode.air_date,
+        ...(episode.runtime === undefined ? {} : { runtime: episode.runtime }),
         ...(episode.ids && Object.keys(episode.ids).length > 0 ? { ids: episode.ids } : {}),
       })),
     })),
-    ...movies.map((movie) => ({ kind: 'movie' as const, ...titleFields(movie) })),
+    ...movies.map((movie) => ({ kind: 'movie' as const, ...titleFields(movie), ...('runtime' in movie && movie.runtime !== undefined ? { runtime: movie.runtime as number | null } : {}) })),
     ...games.map((game) => ({ kind: 'game' as const, ...titleFields(game) })),
   ];
 }

@@ -74,6 +74,8 @@ export interface CatalogEpisode {
   title: string | null;
   /** YYYY-MM-DD, or null while the date is unknown. */
   airDate: string | null;
+  /** Running time in minutes; null: unknown; absent: this provider does not say (the stored value stays). */
+  runtime?: number | null;
   /** The episode's own ids, when the catalog gives them (stored on the episode, never replacing one). */
   ids?: EpisodeIds;
 }
@@ -99,6 +101,8 @@ export interface CatalogMovie {
   overview: string | null;
   /** YYYY-MM-DD, or null while the date is unknown. */
   releaseDate: string | null;
+  /** Running time in minutes; null: unknown; absent: this provider does not say (the stored value stays). */
+  runtime?: number | null;
 }
 
 export interface CatalogGame {

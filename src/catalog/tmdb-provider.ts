@@ -1,6 +1,7 @@
 import { CatalogHttpError, createCatalogHttp, type CatalogHttpOptions } from './http-client.ts';
 import { count, expectObject, httpUrl, localDate, objects, positiveId, text, type JsonObject } from './json-fields.ts';
 import { isImdbId } from './catalog-file-schema.ts';
+import { catalogRuntime } from '../value-bounds.ts';
 import type { CatalogEpisode, CatalogMovie, CatalogProvider, CatalogShow, IdQuery, MediaKind, RefreshItem, SearchOptions } from './provider.ts';
 import { refreshEach } from './refresh-each.ts';
 
@@ -58,7 +59,8 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
   const movieFields = (item: JsonObject, id: number): CatalogMovie | null => {
     const title = text(item.title) ?? text(item.original_title);
     if (title === null) return null;
-    return { kind: 'movie', ids: { tmdb: id }, title, poster: poster(item), overview: text(item.overview), releaseDate: localDate(item.release_date) };
+    // Details carry `runtime` (minutes, 0 when unknown); search results do not, and leave the stored one.
+    return { kind: 'movie', ids: { tmdb: id }, title, poster: poster(item), overview: text(item.overview), releaseDate: localDate(item.release_date), ...catalogRuntime(item.runtime) };
   };
 
   async function season(showId: number, number: number): Promise<CatalogEpisode[]> {
@@ -67,7 +69,7 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
       const seasonNumber = count(episode.season_number) ?? number;
       const episodeNumber = positiveId(episode.episode_number);
       if (episodeNumber === undefined) return [];
-      const found: CatalogEpisode = { season: seasonNumber, number: episodeNumber, title: text(episode.name), airDate: localDate(episode.air_date) };
+      const found: CatalogEpisode = { season: seasonNumber, number: episodeNumber, title: text(episode.name), airDate: localDate(episode.air_date), ...catalogRuntime(episode.runtime) };
       const tmdb = positiveId(episode.id);
       if (tmdb !== undefined) found.ids = { tmdb };
       return [found];

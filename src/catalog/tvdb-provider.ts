@@ -1,4 +1,5 @@
 import { createCachedToken } from './cached-token.ts';
+import { catalogRuntime } from '../value-bounds.ts';
 import { CatalogHttpError, createCatalogHttp, systemClock, type CatalogHttpOptions } from './http-client.ts';
 import { count, expectObject, httpUrl, isObject, localDate, objects, positiveId, text, type JsonObject } from './json-fields.ts';
 import { isImdbId } from './catalog-file-schema.ts';
@@ -85,7 +86,7 @@ export function createTvdbProvider(options: TvdbOptions): CatalogProvider {
         const number = positiveId(episode.number);
         if (season === undefined || number === undefined) continue;
         const tvdb = positiveId(episode.id);
-        found.push({ season, number, title: text(episode.name), airDate: localDate(episode.aired), ...(tvdb === undefined ? {} : { ids: { tvdb } }) });
+        found.push({ season, number, title: text(episode.name), airDate: localDate(episode.aired), ...catalogRuntime(episode.runtime), ...(tvdb === undefined ? {} : { ids: { tvdb } }) });
       }
       const links = isObject(answer?.links) ? answer.links : {};
       if (list.length === 0 || links.next === null || links.next === undefined) break;

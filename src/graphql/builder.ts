@@ -86,3 +86,4 @@ builder.scalarType('File', {
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});

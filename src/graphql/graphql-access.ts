@@ -116,3 +116,14 @@ export function refuseCrossSite(request: Request, web: Config['web']): void {
   const sameOrigin = origin !== null ? origin === publicOrigin(request, web) : site === 'same-origin';
   if (!sameOrigin) throw new HttpError(403, 'cross-site request refused');
 }
+
+/**
+ * The stricter rule for a long-lived stream opened with the session cookie (a subscription over
+ * server-sent events, a GET): like a write, it must prove it comes from a page of our own origin
+ * (`Origin` ours, or, without one, `Sec-Fetch-Site: same-origin`, which a same-origin EventSource
+ * sends). A request that says neither (not a browser's page) does not pass either.
+ */
+export function comesFromOwnPage(request: Request, web: Config['web']): boolean {
+  const origin = request.headers.get('origin');
+  return origin !== null ? origin === publicOrigin(request, web) : request.headers.get('sec-fetch-site') === 'same-origin';
+}

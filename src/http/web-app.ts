@@ -15,7 +15,7 @@ export interface WebApp {
 }
 
 /** Routes of the app; these get the shell whatever the Accept header says. */
-export const appRoutes = ['/', '/sign-in', '/setup', '/settings/developer', '/settings/account', '/import-export', '/admin'];
+export const appRoutes = ['/', '/sign-in', '/setup', '/calendar', '/statistics', '/settings/developer', '/settings/account', '/import-export', '/admin'];
 
 const serverPaths = /^\/(api|graphql|graphiql|auth|healthz|readyz|metrics)(\/|$)/;
 /** One path segment of safe characters, not starting with a dot: no traversal, no dotfiles (.vite/). */
@@ -27,13 +27,14 @@ const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.json': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
   '.txt': 'text/plain; charset=utf-8',
   '.map': 'application/json; charset=utf-8',
 };
-const compressible = new Set(['.js', '.css', '.html', '.svg', '.json', '.txt', '.map']);
+const compressible = new Set(['.js', '.css', '.html', '.svg', '.json', '.webmanifest', '.txt', '.map']);
 
 /**
  * The shell's headers: no inline script may run (Vite emits none), no framing, no referrer to
@@ -84,7 +85,8 @@ export function createWebApp(dir: string): WebApp {
       const rootName = pathname.slice(1);
       if (fileName.test(rootName) && rootName !== 'index.html' && path.extname(rootName)) {
         const file = await load(rootName);
-        if (file) return send(request, file, { 'cache-control': 'public, max-age=86400' });
+        // The service worker is checked for a new version at every visit (web/public/sw.js).
+        if (file) return send(request, file, { 'cache-control': rootName === 'sw.js' ? 'no-cache' : 'public, max-age=86400' });
       }
       const normalized = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
       if (appRoutes.includes(normalized) || (request.headers.get('accept') ?? '').includes('text/html')) return shell(request);

@@ -120,6 +120,9 @@ describe('loadOfflineCatalog', () => {
     ['an id past 32 bits', { games: [{ ids: { igdb: 2 ** 31 }, title: 'G', release_date: null }] }, 'games[0].ids.igdb: expected a positive integer up to 2147483647'],
     ['an air date before 1800', { shows: [show({ episodes: [episode({ air_date: '1799-12-31' })] })] }, 'shows[0].episodes[0].air_date: expected a date from 1800-01-01 to 2199-12-31 (1799-12-31 is outside)'],
     ['a release date after 2199', { games: [{ ids: { igdb: 3 }, title: 'G', release_date: '2200-01-01' }] }, 'games[0].release_date: expected a date from 1800-01-01 to 2199-12-31 (2200-01-01 is outside)'],
+    ['a runtime of 0 minutes', { shows: [show({ episodes: [episode({ runtime: 0 })] })] }, 'shows[0].episodes[0].runtime: expected minutes from 1 to 20160'],
+    ['a runtime past a week', { movies: [{ ids: { tmdb: 2 }, title: 'M', release_date: null, runtime: 20_161 }] }, 'movies[0].runtime: expected minutes from 1 to 20160'],
+    ['a runtime in hours', { movies: [{ ids: { tmdb: 2 }, title: 'M', release_date: null, runtime: 1.5 }] }, 'movies[0].runtime: expected a whole number of minutes or null'],
   ];
 
   it.each(invalidFiles)('refuses %s, naming the path and the problem', async (_case, content, problem) => {

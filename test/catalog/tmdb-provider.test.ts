@@ -15,8 +15,9 @@ const fixtureShow: TmdbShow = {
   seasons: {
     0: [{ episode_number: 1, name: 'Holiday Special', air_date: '2024-12-20' }],
     1: [
-      { episode_number: 1, name: 'Pilot', air_date: '2024-01-10' },
-      { episode_number: 2, name: 'Second', air_date: '2024-01-17' },
+      { episode_number: 1, name: 'Pilot', air_date: '2024-01-10', runtime: 42 },
+      // TMDB's 0: not known.
+      { episode_number: 2, name: 'Second', air_date: '2024-01-17', runtime: 0 },
     ],
     2: [
       { episode_number: 1, name: 'Return', air_date: '2025-01-15' },
@@ -48,7 +49,7 @@ const provider = (overrides: { apiKey?: string; baseUrl?: string } = {}) =>
   createTmdbProvider({ apiKey: key, baseUrl: server.url, imageBaseUrl: image, http: { clock: fakeClock(), maxAttempts: 2 }, ...overrides });
 
 describe('TMDB provider', () => {
-  it("looks a show up by tmdb id: every season (specials as 0), dates, poster, its tvdb id and each episode's TMDB id", async () => {
+  it("looks a show up by tmdb id: every season (specials as 0), dates, runtimes, poster, its tvdb id and each episode's TMDB id", async () => {
     const show = await provider().lookup('show', 'tmdb', 990001);
     expect(show).toEqual({
       kind: 'show',
@@ -58,7 +59,7 @@ describe('TMDB provider', () => {
       overview: null,
       episodes: [
         { season: 0, number: 1, title: 'Holiday Special', airDate: '2024-12-20', ids: { tmdb: 990001001 } },
-        { season: 1, number: 1, title: 'Pilot', airDate: '2024-01-10', ids: { tmdb: 990001101 } },
+        { season: 1, number: 1, title: 'Pilot', airDate: '2024-01-10', runtime: 42, ids: { tmdb: 990001101 } },
         { season: 1, number: 2, title: 'Second', airDate: '2024-01-17', ids: { tmdb: 990001102 } },
         { season: 2, number: 1, title: 'Return', airDate: '2025-01-15', ids: { tmdb: 990001201 } },
         { season: 2, number: 9, title: 'Episode 9', airDate: null, ids: { tmdb: 990001202 } },
@@ -109,6 +110,7 @@ describe('TMDB provider', () => {
       poster: `${image}/fxMovie.jpg`,
       overview: 'A film.',
       releaseDate: '2019-10-04',
+      runtime: 100,
     });
     expect(await provider().lookup('movie', 'tmdb', 4242)).toBeNull();
     expect(await provider().lookup('game', 'igdb', 1)).toBeNull();

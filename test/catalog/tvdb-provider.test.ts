@@ -15,7 +15,7 @@ const series: TvdbSeries = {
   imdbId: 'tt9900001',
   episodes: [
     { seasonNumber: 0, number: 1, name: 'Holiday Special', aired: '2024-12-20', id: 349232 },
-    { seasonNumber: 1, number: 1, name: 'Pilot', aired: '2024-01-10' },
+    { seasonNumber: 1, number: 1, name: 'Pilot', aired: '2024-01-10', runtime: 44 },
     { seasonNumber: 1, number: 2, name: 'Second', aired: '2024-01-17' },
     { seasonNumber: 2, number: 1, name: 'Return', aired: '2025-01-15' },
     { seasonNumber: 2, number: 9, name: null, aired: null },
@@ -39,7 +39,7 @@ describe('TheTVDB provider', () => {
       overview: 'Shown on TheTVDB.',
       episodes: [
         { season: 0, number: 1, title: 'Holiday Special', airDate: '2024-12-20', ids: { tvdb: 349232 } },
-        { season: 1, number: 1, title: 'Pilot', airDate: '2024-01-10', ids: { tvdb: expect.any(Number) } },
+        { season: 1, number: 1, title: 'Pilot', airDate: '2024-01-10', runtime: 44, ids: { tvdb: expect.any(Number) } },
         { season: 1, number: 2, title: 'Second', airDate: '2024-01-17', ids: { tvdb: expect.any(Number) } },
         { season: 2, number: 1, title: 'Return', airDate: '2025-01-15', ids: { tvdb: expect.any(Number) } },
         { season: 2, number: 9, title: null, airDate: null, ids: { tvdb: expect.any(Number) } },

@@ -23,6 +23,7 @@ describe('release engine settings', () => {
       maxJsonBytes: 256 * 1024,
       maxUploadBytes: 50 * 1024 * 1024,
       requestsPerMinute: 600,
+      liveStreamsPerAccount: 10,
       mediaServerPerMinute: 1_200,
       graphql: { maxDepth: 10, maxCost: 20_000, maxAliases: 15, maxDirectives: 20, maxTokens: 2_000 },
     });
@@ -40,11 +41,14 @@ describe('release engine settings', () => {
     expect(config.catalogs.igdb).toBeUndefined();
   });
 
-  it('refuses a bad role, MongoDB URL, base URL, timeout and allow-list, naming each', () => {
+  it('refuses a bad role, MongoDB URL, base URL, timeout, stream bound and allow-list, naming each', () => {
     expect(problemsOf({ AIRDATE_ROLE: 'cron' }).join()).toMatch(/AIRDATE_ROLE/);
     expect(problemsOf({ AIRDATE_MONGODB_URL: 'http://mongo' }).join()).toMatch(/AIRDATE_MONGODB_URL/);
     expect(problemsOf({ AIRDATE_TMDB_URL: 'ftp://x' }).join()).toMatch(/AIRDATE_TMDB_URL/);
     expect(problemsOf({ AIRDATE_WEBHOOK_TIMEOUT_MS: '5' }).join()).toMatch(/AIRDATE_WEBHOOK_TIMEOUT_MS/);
+    expect(problemsOf({ AIRDATE_LIVE_STREAMS_PER_ACCOUNT: '-1' }).join()).toMatch(/AIRDATE_LIVE_STREAMS_PER_ACCOUNT/);
+    expect(problemsOf({ AIRDATE_LIVE_STREAMS_PER_ACCOUNT: '1001' }).join()).toMatch(/AIRDATE_LIVE_STREAMS_PER_ACCOUNT/);
+    expect(loadConfig({ AIRDATE_LIVE_STREAMS_PER_ACCOUNT: '0' }).limits.liveStreamsPerAccount).toBe(0);
     expect(problemsOf({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'external,,loopback' }).join()).toMatch(/AIRDATE_WEBHOOK_ALLOWED_HOSTS/);
     expect(problemsOf({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: '10.0.0.0/33' }).join()).toMatch(/AIRDATE_WEBHOOK_ALLOWED_HOSTS/);
     expect(loadConfig({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback, 192.168.1.0/24, ha.lan', AIRDATE_ROLE: 'worker' }).jobs.role).toBe('worker');

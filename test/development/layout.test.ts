@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * the composition layer but the composition layer; no file takes part in an import cycle, type-only
  * imports included. The order of the features is this list, bottom first.
  */
-const features = ['catalog', 'accounts', 'feeds', 'library', 'calendar', 'export', 'imports', 'media-servers', 'notifications'] as const;
+const features = ['catalog', 'accounts', 'feeds', 'library', 'calendar', 'statistics', 'export', 'imports', 'media-servers', 'notifications'] as const;
 /** The composition layer: wiring only. */
 const composition = new Set(['main.ts', 'app.ts', 'router.ts', 'schema.ts', 'routes.ts', 'print-schema.ts']);
 const compositionFolders = ['cli/'];

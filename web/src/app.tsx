@@ -3,6 +3,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { whenUnauthenticated } from './client.ts';
 import { errorText, PageTitle } from './components.tsx';
 import { navigate, useLocation } from './router.ts';
+import { startLiveUpdates, stopLiveUpdates } from './live-updates.ts';
 import { findRoute, routes, type RouteDefinition } from './routes.ts';
 import { loadSession, SessionContext, type AuthInfo, type Session, type Viewer } from './session.ts';
 import { SignOutButton } from './sign-out.tsx';
@@ -33,6 +34,11 @@ export function App() {
     whenUnauthenticated(() => setViewer(null));
     void refresh();
   }, [refresh]);
+  // One live update stream per tab while someone is signed in.
+  useEffect(() => {
+    if (viewer) startLiveUpdates();
+    else if (viewer === null) stopLiveUpdates();
+  }, [viewer]);
   const session = useMemo<Session>(() => ({ viewer: viewer ?? null, auth, refresh }), [viewer, auth, refresh]);
 
   const route = findRoute(location.path);

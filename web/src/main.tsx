@@ -6,4 +6,8 @@ import './styles.css';
 
 interceptLinks();
 refetchOnFocus();
+// The service worker (web/public/sw.js) caches the app's own files only; never account data.
+if ('serviceWorker' in navigator && window.isSecureContext) {
+  window.addEventListener('load', () => void navigator.serviceWorker.register('/sw.js').catch(() => undefined));
+}
 render(<App />, document.getElementById('app')!);

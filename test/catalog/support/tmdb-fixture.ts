@@ -9,7 +9,7 @@ export interface TmdbShow {
   tvdbId?: number;
   imdbId?: string;
   /** An episode's `id` defaults to show id × 1000 + season × 100 + its index + 1; its tvdb/imdb ids only answer /find. */
-  seasons: Record<number, { episode_number: number; name: string; air_date: string | null; id?: number; tvdbId?: number; imdbId?: string }[]>;
+  seasons: Record<number, { episode_number: number; name: string; air_date: string | null; runtime?: number | null; id?: number; tvdbId?: number; imdbId?: string }[]>;
 }
 
 export interface TmdbMovie {

@@ -8,7 +8,7 @@ export interface TvdbSeries {
   tmdbId?: number;
   imdbId?: string;
   /** An episode's `id` defaults to series id × 1000 + its position + 1. */
-  episodes: { seasonNumber: number; number: number; name: string | null; aired: string | null; id?: number }[];
+  episodes: { seasonNumber: number; number: number; name: string | null; aired: string | null; runtime?: number | null; id?: number }[];
 }
 
 const episodeIdOf = (series: TvdbSeries, index: number) => series.episodes[index]!.id ?? series.id * 1000 + index + 1;
