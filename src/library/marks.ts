@@ -96,6 +96,13 @@ async function applyMarks(tx: Prisma.TransactionClient, accountId: number, targe
       }),
       select: { id: true },
     });
+    if (watched && date === 'airDate') {
+      // The state carries the time of the watch it stands for, as an import's does (statistics
+      // count by it): an air-date mark is dated by each item's air date, in one update per date.
+      const byDate = new Map<string, number[]>();
+      for (const item of changing) if (item.airDate !== null) byDate.set(item.airDate, [...(byDate.get(item.airDate) ?? []), item.id]);
+      for (const [day, dayIds] of byDate) await tx.watchState.updateMany({ where: { accountId, [column]: { in: dayIds } }, data: { changedAt: airDateInstant(day as LocalDate) } });
+    }
     changedIds.push(...changing.map((item) => item.id));
     historyIds.push(...events.map((event) => event.id));
   }
@@ -216,15 +223,17 @@ export async function undoMarks(props: { accountId: number; historyIds: number[]
     const now = new Date();
     for (const item of items.values()) {
       const column = itemColumn[item.kind];
-      const latest = await tx.watchEvent.findFirst({ where: { accountId: props.accountId, [column]: item.id }, orderBy: { id: 'desc' }, select: { watched: true } });
+      const latest = await tx.watchEvent.findFirst({ where: { accountId: props.accountId, [column]: item.id }, orderBy: { id: 'desc' }, select: { watched: true, at: true } });
       const watched = latest?.watched ?? item.before;
+      // Back to the latest remaining entry: its time, as that entry set it.
+      const changedAt = latest?.at ?? now;
       const state = await tx.watchState.findFirst({ where: { accountId: props.accountId, [column]: item.id }, select: { id: true, watched: true } });
       if ((state?.watched ?? false) === watched) continue;
-      if (state) await tx.watchState.update({ where: { id: state.id }, data: { watched, changedAt: now } });
+      if (state) await tx.watchState.update({ where: { id: state.id }, data: { watched, changedAt } });
       else {
         // A state a concurrent writer created meanwhile (PostgreSQL) wins: nothing changed here.
         const created = await tx.watchState.createMany({
-          data: [{ accountId: props.accountId, kind: item.kind, [column]: item.id, watched, changedAt: now }],
+          data: [{ accountId: props.accountId, kind: item.kind, [column]: item.id, watched, changedAt }],
           ...(databaseKind() === 'postgres' ? { skipDuplicates: true } : {}),
         } as Parameters<typeof tx.watchState.createMany>[0]);
         if (created.count === 0) continue;

@@ -9,7 +9,8 @@ import { localDate } from '../time/dates.ts';
  *
  * What counts: an item's current watched flag (WatchState, watched = true) at the time it was set
  * (`changedAt`: the watch time an import or a mark recorded). An item counts once however often it
- * was marked and unmarked, and an unmarked one not at all, so an undone mark leaves no trace.
+ * was marked and unmarked, and an unmarked one not at all, so an undone mark leaves no trace; a
+ * mark whose date was recorded as unknown is not counted (it has no time to count at).
  *
  * Hours: the catalog's running time of each watched episode and movie (`runtime`, minutes); the
  * ones without one are counted apart (`withoutRuntime`) rather than guessed.
@@ -94,12 +95,18 @@ export async function loadStatistics(props: { account: { id: number; timezone: s
 
   // The account's watched items with their local time computed once a row (MATERIALIZED: not
   // folded into each use), then its year, month and weekday.
-  const watched = `WITH base AS MATERIALIZED (
+  // A mark recorded with its date unknown (the web app's choice) has no time to count it at: the
+  // states its dateless history entries set (same item, same time) are left out.
+  const watched = `WITH dateless AS MATERIALIZED (
+       SELECT ev."kind" AS kind, COALESCE(ev."episodeId", ev."movieId", ev."gameId") AS item, ev."at" AS at
+       FROM "WatchEvent" ev WHERE ev."accountId" = ? AND ev."dateUnknown" = TRUE AND ev."watched" = TRUE),
+     base AS MATERIALIZED (
        SELECT w."kind" AS kind, w."episodeId" AS episode, w."movieId" AS movie, ${local.value} AS t
-       FROM "WatchState" w WHERE w."accountId" = ? AND w."watched" = TRUE),
+       FROM "WatchState" w WHERE w."accountId" = ? AND w."watched" = TRUE
+         AND NOT EXISTS (SELECT 1 FROM dateless d WHERE d.kind = w."kind" AND d.item = COALESCE(w."episodeId", w."movieId", w."gameId") AND d.at = w."changedAt")),
      located AS (SELECT kind, episode, movie, ${local.local} AS lt FROM base),
      watched AS (SELECT kind, episode, movie, ${local.year} AS y, ${local.month} AS mo, ${local.weekday} AS wd FROM located)`;
-  const params = [...local.params, accountId];
+  const params = [accountId, ...local.params, accountId];
   // The minutes an item adds and whether it lacks a runtime, from its episode or movie row.
   const joins = `FROM watched w LEFT JOIN "Episode" e ON e."id" = w.episode LEFT JOIN "Movie" m ON m."id" = w.movie`;
   const runtime = `COALESCE(e."runtime", m."runtime")`;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { setWatched } from '../../src/library/library.ts';
+import { markItems, undoMarks } from '../../src/library/marks.ts';
 import { offsetSpans, zoneOffsetSeconds } from '../../src/statistics/statistics-service.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeGame, makeMovie, makeShow } from '../support/factories.ts';
@@ -153,6 +154,27 @@ describe('statistics', () => {
     const july = await statistics(kathmandu.token);
     expect(at(july.months, 7)).toEqual(counts({ episodes: 1, minutes: 25 }));
     expect(at(july.months, 6)).toEqual(counts({ episodes: 1, minutes: 25 }));
+  });
+
+  it("counts a mark dated by the air date at that date, leaves a mark of unknown date out, and an undo back at the remaining entry's time", async () => {
+    const show = await makeShow({ title: 'Dated Marks', episodes: [{ number: 1, airDate: '2023-03-10' }, { number: 2, airDate: '2023-03-17' }, { number: 3, airDate: '2023-04-07' }] });
+    const account = await makeAccount({ timezone: 'UTC' });
+    const [first, second, third] = show.episodes.map((episode) => episode.id) as [number, number, number];
+    await markItems({ accountId: account.id, kind: 'episode', ids: [first, second], watched: true, date: 'airDate' });
+    await markItems({ accountId: account.id, kind: 'episode', ids: [third], watched: true, date: 'unknown' });
+    const dated = await statistics(account.token, 2023);
+    expect(at(dated.months, 3).episodes).toBe(2);
+    expect(at(dated.months, 4).episodes).toBe(0);
+    expect(dated.total.episodes).toBe(2);
+    expect(dated.years.map((year) => year.key)).toEqual([2023]);
+
+    // Unmarked now and the unmark undone: the episode is watched again, at its air date.
+    const unmark = await markItems({ accountId: account.id, kind: 'episode', ids: [first], watched: false });
+    expect((await statistics(account.token, 2023)).total.episodes).toBe(1);
+    await undoMarks({ accountId: account.id, historyIds: unmark.historyIds });
+    const undone = await statistics(account.token, 2023);
+    expect(at(undone.months, 3).episodes).toBe(2);
+    expect(undone.years.map((year) => year.key)).toEqual([2023]);
   });
 
   it('answers an empty history with zeros for the local current year', async () => {
