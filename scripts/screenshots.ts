@@ -15,7 +15,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { buildWebApp } from './build-web.mjs';
 import { buildDemoCatalog } from '../src/catalog/demo-catalog.ts';
 import { startServer } from '../test/support/processes.ts';
-import { webRoutes } from '../test/support/web-routes.ts';
+import { fillPath, webRoutes } from '../test/support/web-routes.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = path.join(root, 'docs/screenshots');
@@ -37,7 +37,7 @@ const browser = await chromium.launch({
 
 const desktop = { viewport: { width: 1280, height: 900 }, colorScheme: 'light' as const };
 const phone = { viewport: { width: 390, height: 844 }, colorScheme: 'dark' as const, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
-const slug = (route: string) => route.slice(1).replaceAll('/', '-');
+const slug = (route: string) => (route === '/' ? 'home' : route.slice(1).replaceAll('/', '-'));
 const written: string[] = [];
 
 /** Waits until the page shows its heading and what it loads, then writes the picture. */
@@ -121,7 +121,7 @@ try {
         await page.getByRole('button', { name: 'Create setup link' }).click();
         await page.getByText('Invitation link made').waitFor();
       });
-    } else await both(signedIn, route.path);
+    } else await both(signedIn, fillPath(route.path, { id: 1 })); // a show: the demo catalog's first, followed above
   }
 
   // The table docs/web-app.md shows (desktop | phone, one row a page).

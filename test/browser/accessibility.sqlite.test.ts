@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { makeMovie, makeShow } from '../support/factories.ts';
-import { webRoutes } from '../support/web-routes.ts';
+import { fillPath, webRoutes } from '../support/web-routes.ts';
 import { completeSetup, launchChromium, startAirdate } from './browser-support.ts';
 
 // axe-core on every page, in the light and the dark color scheme: no serious or critical
@@ -45,11 +45,11 @@ async function settled(page: Page): Promise<void> {
   await expect.poll(() => page.locator('.loading').count()).toBe(0);
 }
 
-let seeded = false;
-/** Gives the signed-in account a followed show airing today and two watched items, once. */
-async function seed(page: Page): Promise<void> {
-  if (seeded) return;
-  seeded = true;
+let seeded: { id: number } | undefined;
+/** Gives the signed-in account a followed show airing today and two watched items, once; answers the values of the routes' parameters (the show's id). */
+async function seed(page: Page): Promise<{ id: number }> {
+  if (seeded) return seeded;
+  await page.goto(`${airdate.baseUrl}/settings/developer`);
   const token = await page.getByRole('textbox', { name: 'API token' }).inputValue();
   const today = new Date().toISOString().slice(0, 10);
   const show = await makeShow({ title: 'Accessible Show', episodes: [{ number: 1, airDate: today }, { number: 2, airDate: '2024-01-01' }] });
@@ -57,6 +57,8 @@ async function seed(page: Page): Promise<void> {
   const post = (path: string, body: unknown) => fetch(`${airdate.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   for (const body of [{ kind: 'show', id: show.id, followed: true }, { kind: 'movie', id: movie.id, followed: true }]) expect((await post('/api/machine/follow', body)).status).toBe(200);
   for (const body of [{ kind: 'episode', id: show.episodes[1]!.id, watched: true }, { kind: 'movie', id: movie.id, watched: true }]) expect((await post('/api/machine/watched', body)).status).toBe(200);
+  seeded = { id: show.id };
+  return seeded;
 }
 
 describe.each(['light', 'dark'] as const)('every page in the %s color scheme', { timeout: 60_000 }, (colorScheme) => {
@@ -85,8 +87,8 @@ describe.each(['light', 'dark'] as const)('every page in the %s color scheme', {
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.getByRole('heading', { name: 'Home', exact: true }).waitFor();
     }
-    await seed(page);
-    for (const path of signedInPaths) {
+    const values = await seed(page);
+    for (const path of signedInPaths.map((route) => fillPath(route, values))) {
       await page.goto(`${airdate.baseUrl}${path}`);
       await settled(page);
       expect(new URL(page.url()).pathname, 'a signed-in page shows itself').toBe(path);
