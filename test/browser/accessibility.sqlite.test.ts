@@ -52,7 +52,7 @@ async function seed(page: Page): Promise<{ id: number }> {
   await page.goto(`${airdate.baseUrl}/settings/developer`);
   const token = await page.getByRole('textbox', { name: 'API token' }).inputValue();
   const today = new Date().toISOString().slice(0, 10);
-  const show = await makeShow({ title: 'Accessible Show', episodes: [{ number: 1, airDate: today }, { number: 2, airDate: '2024-01-01' }] });
+  const show = await makeShow({ title: 'Accessible Show', poster: 'https://127.0.0.1:9/no-such-poster.jpg', episodes: [{ number: 1, airDate: today }, { number: 2, airDate: '2024-01-01' }] });
   const movie = await makeMovie({ title: 'Accessible Film', releaseDate: today });
   const post = (path: string, body: unknown) => fetch(`${airdate.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   for (const body of [{ kind: 'show', id: show.id, followed: true }, { kind: 'movie', id: movie.id, followed: true }]) expect((await post('/api/machine/follow', body)).status).toBe(200);
@@ -97,6 +97,9 @@ describe.each(['light', 'dark'] as const)('every page in the %s color scheme', {
       await expect.poll(() => heading.evaluate((element) => element === document.activeElement)).toBe(true);
       expect(await seriousViolations(page), path).toEqual([]);
     }
+    // A poster that cannot be loaded is drawn as the blank, not as a broken image.
+    await page.goto(`${airdate.baseUrl}/`);
+    await expect.poll(() => page.locator('img.poster-failed').count()).toBeGreaterThan(0);
     await page.goto(`${airdate.baseUrl}/settings/developer`);
     await page.getByRole('button', { name: 'Regenerate token' }).click();
     await page.getByRole('dialog').waitFor();

@@ -4,7 +4,21 @@ import type { ComponentChildren } from 'preact';
 export function Poster({ src, size = 'small' }: { src: string | null | undefined; size?: 'small' | 'large' }) {
   const [width, height] = size === 'small' ? [46, 69] : [120, 180];
   if (!src) return <span class={`poster poster-${size} poster-none`} aria-hidden="true" />;
-  return <img class={`poster poster-${size}`} src={src} alt="" width={width} height={height} loading="lazy" decoding="async" referrerpolicy="no-referrer" />;
+  // A poster that cannot be loaded (the image host unreachable, a stale address) shows as the blank,
+  // not as the browser's broken-image mark.
+  return (
+    <img
+      class={`poster poster-${size}`}
+      src={src}
+      alt=""
+      width={width}
+      height={height}
+      loading="lazy"
+      decoding="async"
+      referrerpolicy="no-referrer"
+      onError={(event) => event.currentTarget.classList.add('poster-failed')}
+    />
+  );
 }
 
 /** What to do next when a list is empty: search and follow, import a file, connect a media server. */
