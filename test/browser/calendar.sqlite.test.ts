@@ -20,6 +20,7 @@ describe('the calendar page', () => {
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
     await completeSetup(page, airdate.setupUrl, 'carol', 'a long enough password');
+    await page.goto(`${airdate.baseUrl}/settings/developer`);
     const token = await page.getByRole('textbox', { name: 'API token' }).inputValue();
     const api = (path: string, body?: unknown) =>
       fetch(`${airdate.baseUrl}${path}`, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
@@ -49,7 +50,7 @@ describe('the calendar page', () => {
       return { days, shown };
     };
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Calendar' }).click();
+    await page.getByRole('navigation', { name: 'Library' }).getByRole('link', { name: 'Calendar' }).click();
     await page.getByRole('heading', { level: 1, name: 'Calendar' }).waitFor();
     await page.locator('.calendar-grid').waitFor();
     const thisMonth = await compare();

@@ -16,7 +16,7 @@ describe('the statistics page', () => {
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
     await completeSetup(page, airdate.setupUrl, 'dana', 'a long enough password');
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Statistics' }).click();
+    await page.getByRole('navigation', { name: 'Library' }).getByRole('link', { name: 'Statistics' }).click();
     await page.getByRole('heading', { name: 'Nothing watched yet' }).waitFor();
     expect(await page.getByRole('link', { name: 'import your history' }).getAttribute('href')).toBe('/import-export');
 
