@@ -1,10 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createServerAdapter } from '@whatwg-node/server';
 import autocannon from 'autocannon';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -13,6 +10,7 @@ import { localDate } from '../src/time/dates.ts';
 import { createAccount } from '../src/accounts/accounts.ts';
 import { showToken } from '../src/accounts/tokens.ts';
 import { tuneHeap } from '../src/heap-tuning.ts';
+import { serveOverHttp } from './bench-app.ts';
 import { issueLibrary, seedLibrary } from './seed-library.ts';
 import { worstAllowedRequests } from './worst-queries.ts';
 
@@ -50,19 +48,8 @@ const abuser = await seededAccount('abuser');
 console.log(`limits: cost ${config.limits.graphql.maxCost}, depth ${config.limits.graphql.maxDepth}, aliases ${config.limits.graphql.maxAliases}, tokens ${config.limits.graphql.maxTokens}`);
 console.log(`${config.database.kind}: seeded two accounts of 500 shows × 50 episodes, 100 movies, 100 games in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-let inFlight = 0;
-const server = createServer(
-  createServerAdapter(async (request: Request) => {
-    inFlight += 1;
-    try {
-      return await app.fetch(request);
-    } finally {
-      inFlight -= 1;
-    }
-  }),
-);
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const served = await serveOverHttp(app);
+const baseUrl = served.baseUrl;
 
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 const ms = (nanoseconds: number) => (nanoseconds / 1e6).toFixed(1);
@@ -156,7 +143,6 @@ await phase('quiet', false);
 await phase('under abuse', true);
 
 // Requests still in flight (autocannon stops sending, not waiting) finish before the database closes.
-while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-await new Promise((resolve) => server.close(resolve));
+await served.close();
 await app.close();
 rmSync(dataDir, { recursive: true, force: true });

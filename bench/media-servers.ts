@@ -1,10 +1,7 @@
 import { readFileSync, rmSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createServerAdapter } from '@whatwg-node/server';
 import autocannon from 'autocannon';
 import { createApp } from '../src/app.ts';
 import { createAccount } from '../src/accounts/accounts.ts';
@@ -15,6 +12,7 @@ import { tuneHeap } from '../src/heap-tuning.ts';
 import { connect } from '../src/media-servers/connections.ts';
 import { mediaServerPath } from '../src/media-servers/media-servers-route.ts';
 import { localDate } from '../src/time/dates.ts';
+import { serveOverHttp } from './bench-app.ts';
 import { issueLibrary, seedLibrary } from './seed-library.ts';
 
 /**
@@ -46,19 +44,8 @@ const connection = await connect({ accountId: server.id, source: 'jellyfin' });
 const deliveryPath = `${mediaServerPath('jellyfin')}?token=${connection.token}`;
 const progress = readFileSync(new URL('../test/media-servers/fixtures/jellyfin/official-episode-playback-progress.json', import.meta.url), 'utf8');
 
-let inFlight = 0;
-const http = createServer(
-  createServerAdapter(async (request: Request) => {
-    inFlight += 1;
-    try {
-      return await app.fetch(request);
-    } finally {
-      inFlight -= 1;
-    }
-  }),
-);
-await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-const baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+const served = await serveOverHttp(app);
+const baseUrl = served.baseUrl;
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 const ms = (nanoseconds: number) => (nanoseconds / 1e6).toFixed(1);
 
@@ -83,8 +70,7 @@ async function phase(label: string, withDeliveries: boolean) {
 console.log(`${config.database.kind}: Jellyfin progress deliveries (${Buffer.byteLength(progress)} bytes, text/plain) over 8 connections for ${seconds} s, beside a summary poll at 20/s (500 shows × 50 episodes)`);
 await phase('quiet', false);
 await phase('progress burst', true);
-while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+await served.close(); // every answer out first: the count is of what the deliveries wrote
 console.log(`  delivery rows written: ${await db().mediaServerDelivery.count({ where: { accountId: server.id } })}`);
-await new Promise((resolve) => http.close(resolve));
 await app.close();
 rmSync(dataDir, { recursive: true, force: true });
