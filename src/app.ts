@@ -23,7 +23,8 @@ import { createLazyScheduler } from './notifications/lazy-scheduler.ts';
 import type { Scheduler } from './notifications/scheduler.ts';
 import { createApiDescription } from './openapi/api-description.ts';
 import { projectRoot } from './paths.ts';
-import { createRouter } from './router.ts';
+import { bindRoutes, createRouter } from './router.ts';
+import { createEarlyAnswers, type AnswerEarly } from './early-answers.ts';
 import { restRoutes } from './routes.ts';
 import { schema } from './schema.ts';
 
@@ -50,6 +51,8 @@ export interface App {
   serveMetrics(request: Request): Promise<Response>;
   /** The job system: every role queues jobs; `main.ts` starts running them in worker roles. */
   jobs: Scheduler;
+  /** The feeds' and the calendar's conditional GETs and 401s, answered on Node's request before `fetch` (src/early-answers.ts; node-server.ts calls it). */
+  answerEarly: AnswerEarly;
 }
 
 /** What createApp takes besides the config (tests point these at folders of their own). */
@@ -91,18 +94,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     () => void (notReady = 'the start failed'),
   );
 
+  const routes = bindRoutes(restRoutes, { schema, logger, limits: config.limits, counters });
+  const accountRate = createRateLimiter({ name: 'requests', points: config.limits.requestsPerMinute, windowSeconds: rateLimitWindowSeconds.requests }, counters);
   const route = createRouter({
     web: config.web,
     services,
-    restRoutes,
-    routeDependencies: { schema, logger, limits: config.limits, counters },
+    routes,
     graphqlEndpoint: createGraphQLEndpoint({ config, logger, schema, services, webServices: { signInLimiter } }),
     graphiql: createGraphiQL({ title: 'Airdate GraphQL', endpoint: '/graphql', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }, null, 2) }),
     oidc,
     apiDescription: createApiDescription(restRoutes),
     webApp: createWebApp(options.webAppDir ?? path.join(projectRoot, 'dist/web')),
     metrics: mainPort,
-    accountRate: createRateLimiter({ name: 'requests', points: config.limits.requestsPerMinute, windowSeconds: rateLimitWindowSeconds.requests }, counters),
+    accountRate,
     readiness: async () => (notReady === undefined ? readiness(logger, jobs) : json(503, { error: notReady })),
   });
 
@@ -112,6 +116,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     jobs,
     started: startUp,
     fetch: createEdge({ logger, metrics, web: config.web, compress: createCompression(), route }),
+    answerEarly: createEarlyAnswers({ web: config.web, logger, metrics, routes, accountRate }),
     async close() {
       await startUp.catch(() => undefined);
       await jobs.stop();
