@@ -24,7 +24,7 @@ import { issueLibrary, seedLibrary } from './seed-library.ts';
  * 500 shows (issue 14's library) and 2,000 shows, each × 50 episodes; the access log is on (info,
  * as a default install runs) and the rate limit off (one account far over any sane rate). The
  * resident memory is read after every 50- and 500-show row, before the 2,000-show account is
- * touched. SQLite, or PostgreSQL with BENCH_DATABASE_URL (an empty database; filled, not
+ * touched, and once more after BENCH_IDLE_SECONDS (15) without requests. SQLite, or PostgreSQL with BENCH_DATABASE_URL (an empty database; filled, not
  * cleaned). The machine may be busy with other work: compare rows with the bare server of the
  * same run, never across runs.
  */
@@ -292,6 +292,10 @@ for (const server of servers) {
   cold.plain2000!.push(await coldSummary(server, big.token, bigEpisodes, 'identity'));
   rssAfterBig.push(memoryOf(server.pid).rss);
 }
+// Then quiet (BENCH_IDLE_SECONDS): what the server holds once it is left alone (an idle server compacts its heap: src/heap-tuning.ts).
+const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 15);
+await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+const rssIdle = servers.map((server) => memoryOf(server.pid).rss);
 const bareRss = memoryOf(bare.pid!).rss;
 
 const perServer = <T>(values: T[], show: (value: T) => string) => values.map(show).join(' | ');
@@ -309,6 +313,7 @@ console.log(`| cold summary right after a write, 500 shows, gzip | ${cold.gzip50
 console.log(`| cold summary right after a write, ${bigShows} shows, plain | ${cold.plain2000!.join(' | ')} |`);
 console.log(`| resident memory after the rows above (50 and 500 shows) | ${perServer(rss500, (rss) => `${rss.toFixed(0)} MB`)} |`);
 console.log(`| resident memory after the ${bigShows}-show account too | ${perServer(rssAfterBig, (rss) => `${rss.toFixed(0)} MB`)} |`);
+console.log(`| … and after ${idleSeconds} s without requests | ${perServer(rssIdle, (rss) => `${rss.toFixed(0)} MB`)} |`);
 for (const [index, server] of servers.entries()) console.log(`${server.name} at 500 shows: ${memory500[index]}`);
 console.log(`(bare server's CPU a request, the mean of before and after: ${bareCpu.toFixed(1)} µs)`);
 

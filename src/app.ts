@@ -24,7 +24,8 @@ import { createLazyScheduler } from './notifications/lazy-scheduler.ts';
 import type { Scheduler } from './notifications/scheduler.ts';
 import { createApiDescription } from './openapi/api-description.ts';
 import { projectRoot } from './paths.ts';
-import { createRouter } from './router.ts';
+import { bindRoutes, createRouter } from './router.ts';
+import { createEarlyAnswers, type AnswerEarly } from './early-answers.ts';
 import { restRoutes } from './routes.ts';
 import { schema } from './schema.ts';
 
@@ -53,6 +54,8 @@ export interface App {
   jobs: Scheduler;
   /** Ends the open live update streams (a stopping server: they would hold its connections open). */
   closeStreams(): void;
+  /** The feeds' and the calendar's conditional GETs and 401s, answered on Node's request before `fetch` (src/early-answers.ts; node-server.ts calls it). */
+  answerEarly: AnswerEarly;
 }
 
 /** What createApp takes besides the config (tests point these at folders of their own). */
@@ -95,18 +98,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     () => void (notReady = 'the start failed'),
   );
 
+  const routes = bindRoutes(restRoutes, { schema, logger, limits: config.limits, counters });
+  const accountRate = createRateLimiter({ name: 'requests', points: config.limits.requestsPerMinute, windowSeconds: rateLimitWindowSeconds.requests }, counters);
   const route = createRouter({
     web: config.web,
     services,
-    restRoutes,
-    routeDependencies: { schema, logger, limits: config.limits, counters },
+    routes,
     graphqlEndpoint: createGraphQLEndpoint({ config, logger, schema, services, webServices: { signInLimiter } }),
     graphiql: createGraphiQL({ title: 'Airdate GraphQL', endpoint: '/graphql', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }, null, 2) }),
     oidc,
     apiDescription: createApiDescription(restRoutes),
     webApp: createWebApp(options.webAppDir ?? path.join(projectRoot, 'dist/web')),
     metrics: mainPort,
-    accountRate: createRateLimiter({ name: 'requests', points: config.limits.requestsPerMinute, windowSeconds: rateLimitWindowSeconds.requests }, counters),
+    accountRate,
     readiness: async () => (notReady === undefined ? readiness(logger, jobs) : json(503, { error: notReady })),
   });
 
@@ -117,6 +121,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     started: startUp,
     fetch: createEdge({ logger, metrics, web: config.web, compress: createCompression(), route }),
     closeStreams: () => live.close(),
+    answerEarly: createEarlyAnswers({ web: config.web, logger, metrics, routes, accountRate }),
     async close() {
       live.close();
       await startUp.catch(() => undefined);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { runCommand } from './cli/run-command.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { tuneHeap } from './heap-tuning.ts';
+import { idleCompactionMs, startIdleCompaction, tuneHeap } from './heap-tuning.ts';
 import { createHttpServer } from './http/node-server.ts';
 import { createMetricsServer, metricsPath } from './metrics/metrics-endpoint.ts';
 import { setupLinkForServer } from './accounts/setup-links.ts';
@@ -49,6 +49,12 @@ async function serve(config: Config): Promise<number> {
   // store) need not come first; /readyz answers 503 until it is done.
   const server = role === 'worker' ? undefined : createHttpServer(app);
   if (server) await listen(server, config.http.port, config.http.host);
+  // The heap compacted after a quiet spell (the start-up's included): an idle server gives back its young generation.
+  const compaction = startIdleCompaction({
+    onCompacted: ({ ms, rssBefore, rssAfter }) =>
+      app.logger.info(`compacted the heap after ${idleCompactionMs / 1000} s without requests in ${ms.toFixed(0)} ms: ${megabytes(rssBefore)} → ${megabytes(rssAfter)} MB resident`),
+  });
+  server?.on('request', () => compaction?.active());
   let stopping = false;
   const stopped = new Promise<number>((resolve) => {
     // Graceful: stop accepting requests and let those in progress finish (an import may take a
@@ -57,6 +63,7 @@ async function serve(config: Config): Promise<number> {
       stopping = true;
       // Open live update streams would hold their connections until the bound below.
       app.closeStreams();
+      compaction?.stop();
       metricsServer?.close();
       const requestsDone = new Promise<void>((done) => (server ? server.close(() => done()) : done()));
       server?.closeIdleConnections();
@@ -99,6 +106,8 @@ async function serve(config: Config): Promise<number> {
   );
   return stopped;
 }
+
+const megabytes = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 
 /** Starts `server` listening; rejects when it cannot (the port is taken, say). */
 function listen(server: Server, port: number, host: string | undefined): Promise<void> {

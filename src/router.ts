@@ -20,8 +20,8 @@ import type { ApiDescription } from './openapi/api-description.ts';
 export interface RouterParts {
   web: Config['web'];
   services: GraphQLServices;
-  restRoutes: readonly RestRoute[];
-  routeDependencies: RouteDependencies;
+  /** The REST routes' handlers by path (bindRoutes). */
+  routes: BoundRoutes;
   graphqlEndpoint: GraphQLEndpoint;
   graphiql: GraphiQL;
   oidc: ReturnType<typeof createOidcRoutes>;
@@ -36,7 +36,7 @@ export interface RouterParts {
 }
 
 /** A REST path with the routes that answer it, by method, and their handlers. */
-interface BoundPath {
+export interface BoundPath {
   routes: Partial<Record<RestMethod, { route: RestRoute; handler: RestHandler }>>;
 }
 
@@ -51,14 +51,15 @@ const webAppRoute = '/*';
  */
 export function createRouter(parts: RouterParts): Router {
   const { web, services, graphqlEndpoint, graphiql, oidc, apiDescription, webApp, accountRate } = parts;
-  const routes = bindRoutes(parts.restRoutes, parts.routeDependencies);
+  const { routes } = parts;
 
   /** The request carries an API token (header or query): it is authenticated by that alone. */
   const carriesToken = (request: Request, url: URL) => request.headers.has('authorization') || url.searchParams.has('token');
 
   /** The one way in for token-carrying requests: authenticated, then counted against the account's rate. */
   const authenticate = async (request: Request, url: URL, placement: Exclude<TokenPlacement, 'own-token'>, exchange: Exchange) => {
-    const account = await authenticateRequest(request, url, placement);
+    // Already checked for this route's placement before the request was built (src/early-answers.ts).
+    const account = exchange.preauthenticated ?? (await authenticateRequest(request, url, placement));
     exchange.accountId = account.id;
     await accountRate.take(String(account.id));
     return account;
@@ -140,8 +141,11 @@ export function createRouter(parts: RouterParts): Router {
   };
 }
 
+/** Every REST path with its handlers, made once (app.ts): the router and the early answers share them. */
+export type BoundRoutes = ReadonlyMap<string, BoundPath>;
+
 /** Each path of `routes` with its handlers, made once; two routes declaring one method of a path stop the start. */
-function bindRoutes(routes: readonly RestRoute[], dependencies: RouteDependencies): Map<string, BoundPath> {
+export function bindRoutes(routes: readonly RestRoute[], dependencies: RouteDependencies): BoundRoutes {
   const paths = new Map<string, BoundPath>();
   for (const route of routes) {
     for (const path of route.paths) {

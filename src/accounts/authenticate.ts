@@ -14,8 +14,11 @@ export type TokenPlacement = 'header-or-query' | 'header-only';
  * has 42 characters; authenticateToken also refuses a malformed one without a query).
  */
 export async function authenticateRequest(request: Request, url: URL, placement: TokenPlacement): Promise<AuthenticatedAccount> {
-  const header = request.headers.get('authorization');
-  const queryToken = url.searchParams.get('token');
+  return authenticateCredentials(request.headers.get('authorization'), url.searchParams.get('token'), placement);
+}
+
+/** authenticateRequest from the request's `Authorization` header and `?token=` (null: absent), as Node's request gives them too (src/early-answers.ts). */
+export async function authenticateCredentials(header: string | null, queryToken: string | null, placement: TokenPlacement): Promise<AuthenticatedAccount> {
   let token: string | undefined;
   if (header !== null) {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);

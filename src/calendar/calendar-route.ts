@@ -98,11 +98,11 @@ export function createCalendarHandler(props: CalendarRouteProps): RestHandler {
     return body;
   };
 
-  return async (request, context) => {
+  const handler: RestHandler = async (request, context) => {
     const params = calendarParams(new URL(request.url).searchParams);
     const { account } = context;
     const key = calendarCacheKey(account, params.key);
-    const etag = `"${createHash('sha256').update(`${renderFormat}:${account.id}:${key}`).digest('base64url').slice(0, 32)}"`;
+    const etag = calendarEtag(account, key);
     if (matchesEtag(request.headers.get('if-none-match'), etag)) {
       return new Response(null, { status: 304, headers: { etag, ...privacyHeaders } });
     }
@@ -125,6 +125,17 @@ export function createCalendarHandler(props: CalendarRouteProps): RestHandler {
       },
     });
   };
+  // The ETag is a hash of the key: a 304 needs nothing rendered or kept, here as above.
+  handler.revalidate = (search, account, ifNoneMatch) => {
+    const etag = calendarEtag(account, calendarCacheKey(account, calendarParams(search).key));
+    return matchesEtag(ifNoneMatch, etag) ? { etag, ...privacyHeaders } : undefined;
+  };
+  return handler;
+}
+
+/** The calendar's ETag for `account` under `key`, the same on every server instance. */
+function calendarEtag(account: AuthenticatedAccount, key: string): string {
+  return `"${createHash('sha256').update(`${renderFormat}:${account.id}:${key}`).digest('base64url').slice(0, 32)}"`;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { createFeedBodies } from '../http/feed-bodies.ts';
 import { queryParameter } from '../http/rest-input.ts';
 import type { OpenApiOperation, RestHandler, RestRoute } from '../http/rest-route.ts';
+import type { AuthenticatedAccount } from '../graphql/context.ts';
 import { prepareOperation, runOperation, type PreparedOperation } from '../graphql/run-operation.ts';
 import { listLimits } from '../limits.ts';
 import { error, etag, ifNoneMatch, jsonContent, notModified, queryParameterSpec, ref } from '../openapi/operation-parts.ts';
@@ -81,11 +82,13 @@ function narrowFeed(name: string, source: string, operation: OpenApiOperation, p
     handler({ schema, logger }) {
       const document: PreparedOperation = prepareOperation(schema, source);
       const bodies = createFeedBodies(name, narrowFeedCacheCapacity);
-      return async (request, context) =>
+      const handler: RestHandler = async (request, context) =>
         bodies.answer(request, context.account.id, feedCacheKey(context.account), async (generatedAt) => {
           const data = await runOperation(document, context, logger);
           return Buffer.from(JSON.stringify(present(data.summary as GraphQLSummary, generatedAt)));
         });
+      handler.revalidate = (_search, account, ifNoneMatch) => bodies.notModified(account.id, feedCacheKey(account), ifNoneMatch);
+      return handler;
     },
   };
 }
@@ -110,10 +113,13 @@ const summaryRoute: RestRoute = {
     const summary = prepareOperation(schema, summaryOperation);
     /** Serialized summaries under the feed cache key and the limit, with their ETags (feed-bodies.ts). */
     const summaryBodies = createFeedBodies('summary', summaryCacheCapacity);
-    return async (request, context) => {
-      // Every other parameter (the token, a client's own additions) is ignored, as before.
-      const limit = queryParameter(new URL(request.url).searchParams, 'limit', summaryLimitSchema, repeatedLimit);
-      const key = `${feedCacheKey(context.account)}:${limit ?? 'all'}`;
+    /** The kept body's key: every other parameter (the token, a client's own additions) is ignored, as before. */
+    const keyOf = (search: URLSearchParams, account: AuthenticatedAccount) => {
+      const limit = queryParameter(search, 'limit', summaryLimitSchema, repeatedLimit);
+      return { limit, key: `${feedCacheKey(account)}:${limit ?? 'all'}` };
+    };
+    const handler: RestHandler = async (request, context) => {
+      const { limit, key } = keyOf(new URL(request.url).searchParams, context.account);
       return summaryBodies.answer(request, context.account.id, key, async (generatedAt) => {
         const data = await runOperation(summary, context, logger, { first: limit ?? listLimits.feedItems.max });
         // The profile came with the token; changing it bumps the feed version, so the key holds it.
@@ -123,6 +129,8 @@ const summaryRoute: RestRoute = {
         return Buffer.from(JSON.stringify({ generatedAt: generatedAt.toISOString(), ...presented }));
       });
     };
+    handler.revalidate = (search, account, ifNoneMatch) => summaryBodies.notModified(account.id, keyOf(search, account).key, ifNoneMatch);
+    return handler;
   },
 };
 

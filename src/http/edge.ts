@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import type { AuthenticatedAccount } from '../graphql/context.ts';
 import { AppError } from '../errors.ts';
 import { withLogContext, type LogContext, type Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
@@ -11,6 +12,13 @@ import { errorResponse, HttpError } from './responses.ts';
 export interface RequestContext {
   /** The peer's address as the socket saw it (src/http/node-server.ts), for rate limits and the session list. */
   clientAddress?: string | undefined;
+  /**
+   * The account the request's token was already found to belong to, for the placement its route
+   * takes (src/early-answers.ts, which checked it before handing the request on): not checked twice.
+   */
+  preauthenticated?: AuthenticatedAccount | undefined;
+  /** The request's id when it was already chosen (early-answers.ts), so the lines it logged and the answer carry one id. */
+  requestId?: string | undefined;
 }
 
 /** What routing found out about a request, for its access line and its count. */
@@ -19,6 +27,8 @@ export interface Exchange {
   route: string;
   /** The account it acted for, once authenticated. */
   accountId: number | undefined;
+  /** RequestContext's `preauthenticated`, for the router. */
+  preauthenticated?: AuthenticatedAccount | undefined;
 }
 
 /** The route of a request no route took (a 404, a URL that cannot be read). */
@@ -80,9 +90,9 @@ export function createEdge(props: EdgeProps): (request: Request, context?: Reque
 
   return (request, context = {}) => {
     const started = performance.now();
-    const reqId = requestIdOf(request);
+    const reqId = context.requestId ?? requestIdOf(request);
     const logContext: LogContext = { reqId };
-    const exchange: Exchange = { route: unmatchedRoute, accountId: undefined };
+    const exchange: Exchange = { route: unmatchedRoute, accountId: undefined, preauthenticated: context.preauthenticated };
     // Every line logged while answering, and every job queued, carries the request's id.
     return withLogContext(logContext, async () => {
       const response = withRequestId(await answer(request, context, exchange), reqId);

@@ -37,6 +37,8 @@ export interface FeedBodies {
    * the body with its ETag. `render` makes the body on a miss, given the time it stands for.
    */
   answer(request: Request, accountId: number, key: string, render: (generatedAt: Date) => Promise<Buffer>): Promise<Response>;
+  /** The headers of the 304 `answer` would give when the kept body under `key` matches `ifNoneMatch`; undefined otherwise (nothing rendered). */
+  notModified(accountId: number, key: string, ifNoneMatch: string): Record<string, string> | undefined;
 }
 
 /** A cache of `name`'s answers for up to `capacity` accounts (one body each: the latest key). */
@@ -54,15 +56,21 @@ export function createFeedBodies(name: string, capacity: number): FeedBodies {
         bodies.set(accountId, key, cached);
       }
       if (matchesEtag(request.headers.get('if-none-match'), cached.etag)) {
-        return new Response(null, { status: 304, headers: { etag: cached.etag, ...accountCaching } });
+        return new Response(null, { status: 304, headers: notModifiedHeaders(cached.etag) });
       }
       const response = jsonBytes(200, cached.body);
       response.headers.set('etag', cached.etag);
       response.headers.set('cache-control', accountCaching['cache-control']);
       return response;
     },
+    notModified(accountId, key, ifNoneMatch) {
+      const cached = bodies.get(accountId, key);
+      return cached !== undefined && matchesEtag(ifNoneMatch, cached.etag) ? notModifiedHeaders(cached.etag) : undefined;
+    },
   };
 }
+
+const notModifiedHeaders = (etag: string): Record<string, string> => ({ etag, ...accountCaching });
 
 /** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/"x"` matches `"x"`; `*` matches any. */
 export function matchesEtag(header: string | null, etag: string): boolean {

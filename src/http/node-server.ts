@@ -3,13 +3,21 @@ import type { Duplex } from 'node:stream';
 import { createServerAdapter } from '@whatwg-node/server';
 import { httpLimits, type HttpLimits } from '../limits.ts';
 import type { Logger } from '../log.ts';
+import type { RequestContext } from './edge.ts';
 import { checkRequestTarget, quotedPath } from './request-target.ts';
 import { requestIdFrom, requestIdHeader } from './request-id.ts';
 
 /** What the Node server serves: the app's `fetch` (which never throws) and its logger. */
 export interface ServedApp {
-  fetch(request: Request, context: { clientAddress: string | undefined }): Promise<Response>;
+  fetch(request: Request, context: RequestContext): Promise<Response>;
   logger: Logger;
+  /**
+   * Answers the requests it can on Node's own request and response, before the fetch adapter
+   * builds a Request and a Response for them (src/early-answers.ts): undefined when the request is
+   * none of those it looks at; else a promise of null once it has answered, or of what it learned
+   * (the context to hand on) when `fetch` is to answer after all. Never rejects.
+   */
+  answerEarly?(request: IncomingMessage, response: ServerResponse): Promise<RequestContext | null> | undefined;
 }
 
 /**
@@ -30,7 +38,11 @@ export function createHttpServer(app: ServedApp, limits: HttpLimits = httpLimits
   const { logger } = app;
   // The adapter's server context carries Node's request: the socket's peer address is the client's
   // (or the reverse proxy's, which public-origin.ts then reads past when trusted).
-  const adapter = createServerAdapter<{ req: IncomingMessage }>((request, context) => app.fetch(request, { clientAddress: context.req.socket.remoteAddress }));
+  const adapter = createServerAdapter<{ req: IncomingMessage }>((request, context) =>
+    app.fetch(request, { ...handedOn.get(context.req), clientAddress: context.req.socket.remoteAddress }),
+  );
+  /** What answerEarly learned of a request it handed on to `fetch`. */
+  const handedOn = new WeakMap<IncomingMessage, RequestContext>();
   /** Requests under way per connection (received, or being received, and not yet answered). */
   const exchanges = new WeakMap<Duplex, Set<Exchange>>();
   const track = (request: IncomingMessage, response: ServerResponse) => {
@@ -63,7 +75,13 @@ export function createHttpServer(app: ServedApp, limits: HttpLimits = httpLimits
       // The adapter builds the request's URL from these two; both are now well-formed.
       request.url = check.path;
       request.headers.host = check.host;
-      void adapter.requestListener(request, response);
+      const early = app.answerEarly?.(request, response);
+      if (early === undefined) return void adapter.requestListener(request, response);
+      void early.then((learned) => {
+        if (learned === null) return;
+        handedOn.set(request, learned);
+        void adapter.requestListener(request, response);
+      });
     },
   );
 

@@ -6,6 +6,12 @@ import { HttpError } from './responses.ts';
 /** The settings these answers depend on (config.web). */
 export type WebSettings = Pick<Config['web'], 'publicUrl' | 'trustProxy' | 'allowedHosts'>;
 
+/** What the host check reads of a request: a fetch Request, or Node's request seen through `get` (src/early-answers.ts). */
+export interface HeaderSource {
+  url: string;
+  headers: { get(name: string): string | null };
+}
+
 /** A host with an optional port, as X-Forwarded-Host may carry it: name, IPv4 or [IPv6]. */
 const hostPattern = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
@@ -41,7 +47,7 @@ export function publicOrigin(request: Request, web: WebSettings): string {
  * when absent or malformed); else the request URL's origin (its Host header). `url`: the
  * request's URL when the caller has parsed it already.
  */
-export function checkHost(request: Request, web: WebSettings, url: URL = new URL(request.url)): string {
+export function checkHost(request: HeaderSource, web: WebSettings, url: URL = new URL(request.url)): string {
   const addressed = addressedOrigin(request, web, url);
   if (!isAllowedHost(addressed.hostname, web)) {
     throw new HttpError(
@@ -52,7 +58,7 @@ export function checkHost(request: Request, web: WebSettings, url: URL = new URL
   return addressed.origin;
 }
 
-function addressedOrigin(request: Request, web: WebSettings, own: URL): URL {
+function addressedOrigin(request: HeaderSource, web: WebSettings, own: URL): URL {
   if (!web.trustProxy) return own;
   const proto = firstValue(request.headers.get('x-forwarded-proto'))?.toLowerCase();
   const host = firstValue(request.headers.get('x-forwarded-host'));

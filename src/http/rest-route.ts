@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config.ts';
-import type { GraphQLContext } from '../graphql/context.ts';
+import type { AuthenticatedAccount, GraphQLContext } from '../graphql/context.ts';
 import type { Logger } from '../log.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 
@@ -15,8 +15,20 @@ export type RestMethod = 'GET' | 'POST';
  */
 export type TokenPlacement = 'header-or-query' | 'header-only' | 'own-token';
 
-/** Answers one request of a route, for the account the edge authenticated. */
-export type RestHandler = (request: Request, context: GraphQLContext) => Promise<Response>;
+/**
+ * Answers one request of a route, for the account the edge authenticated. `revalidate`, on a
+ * handler whose answers carry a kept ETag (the feeds, the calendar), answers a conditional GET
+ * before any Request or Response exists (src/early-answers.ts).
+ */
+export type RestHandler = ((request: Request, context: GraphQLContext) => Promise<Response>) & { revalidate?: Revalidate };
+
+/**
+ * The headers of the 304 this route would answer to a GET of `search` for `account` carrying
+ * `ifNoneMatch`, when the ETag it holds for that account and URL matches; undefined when it does
+ * not (or holds none yet): the request then takes the ordinary way. Throws what the handler would
+ * (a malformed parameter's 400), which also sends the request the ordinary way.
+ */
+export type Revalidate = (search: URLSearchParams, account: AuthenticatedAccount, ifNoneMatch: string) => Record<string, string> | undefined;
 
 /** What a route's handler is made with, once the schema exists (app.ts). */
 export interface RouteDependencies {
