@@ -36,7 +36,14 @@ export interface Delivery {
 export async function deliver(app: App, path: string, delivery: Delivery) {
   const headers: Record<string, string> = {};
   let body: BodyInit | undefined;
-  if (delivery.form) body = delivery.form;
+  if (delivery.form) {
+    // Encoded whole first, as a server receives it: a FormData body streams its parts in chunks,
+    // and when the server stops reading early (a 413) undici's in-process stream throws on its
+    // next chunk, an unhandled rejection that has nothing to do with the server.
+    const encoded = new Response(delivery.form);
+    headers['content-type'] = encoded.headers.get('content-type')!;
+    body = new Uint8Array(await encoded.arrayBuffer());
+  }
   else if (delivery.text !== undefined) {
     body = delivery.text;
     headers['content-type'] = delivery.type ?? 'text/plain; charset=utf-8';
