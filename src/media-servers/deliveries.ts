@@ -249,11 +249,14 @@ export async function retryUnmatchedDeliveries(props: { catalog?: CatalogService
         if (match.items.length === 0) continue;
         const outcome = await record(accountId, row.source as MediaServerSource, match.items, 'rule' in match ? match.rule : 'item ids', watchTime(event, row.at), now);
         const answer = { ...(JSON.parse(row.answer) as DeliveryAnswer), ...outcome.answer, seen: undefined, reason: outcome.answer.reason };
-        await db().mediaServerDelivery.update({
-          where: { id: row.id },
+        // Only while still kept: a retry that read the row after another's claim (the claim only
+        // stops those that read before it) finds the watch that one recorded and would log it as a
+        // duplicate over that one's match; the first to finish writes the log row.
+        const resolved = await db().mediaServerDelivery.updateMany({
+          where: { id: row.id, pending: { not: null } },
           data: { result: answer.result, detail: `on retry: ${outcome.detail}`, answer: JSON.stringify(answer), pending: null, lastTriedAt: now },
         });
-        summary.matched += 1;
+        if (resolved.count > 0) summary.matched += 1;
       }
     } catch (error) {
       summary.failures += 1;
