@@ -58,6 +58,14 @@ export async function startAirdate(env: Record<string, string> = {}) {
   for (let waited = 0; !linkPattern.test(server.output()) && waited < 10_000; waited += 50) await new Promise((done) => setTimeout(done, 50));
   const setupUrl = linkPattern.exec(server.output())?.[1];
   if (!setupUrl) throw new Error(`the server printed no setup link:\n${server.output()}`);
+  // The server listens before its start is complete (the offline catalog file is stored after):
+  // a page that searches the catalog waits for /readyz, as a load balancer would.
+  let ready = false;
+  for (let waited = 0; waited < 60_000 && !ready; waited += 50) {
+    ready = (await fetch(`${server.baseUrl}/readyz`).catch(() => undefined))?.status === 200;
+    if (!ready) await new Promise((done) => setTimeout(done, 50));
+  }
+  if (!ready) throw new Error(`the server was not ready within 60 s:\n${server.output()}`);
   return { server, baseUrl: server.baseUrl, setupUrl };
 }
 
