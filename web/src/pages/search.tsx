@@ -1,11 +1,10 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { request } from '../client.ts';
 import { errorText, Notice, PageTitle, type Outcome } from '../components.tsx';
 import { graphql, type ResultOf } from '../graphql.ts';
 import { formatDate, setFollow, type FollowKind } from '../library.ts';
 import { navigate, useLocation } from '../router.ts';
 import { Poster } from '../media.tsx';
-import { useEffect } from 'preact/hooks';
 
 const SearchQuery = graphql(`
   query SearchCatalog($query: String!, $kind: MediaKind) {
