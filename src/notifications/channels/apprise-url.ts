@@ -177,3 +177,22 @@ export const pathSegment = (text: string): string => encodeURIComponent(text);
 export function redact(secret: string, visible = 4): string {
   return secret.length <= visible * 2 ? '…' : `${secret.slice(0, visible)}…`;
 }
+
+/** Headers a URL may not set: they belong to the connection or the body. */
+const reservedHeaders = ['host', 'content-length', 'transfer-encoding', 'connection', 'content-type', 'upgrade', 'te', 'trailer', 'expect'];
+
+/**
+ * The `+Name=value` headers of a URL, checked: a name of token characters, not one of the
+ * connection's own, and a value without control characters (no header can smuggle another).
+ */
+export function extraHeaders(url: AppriseUrl, label: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(url.headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name)) throw bad(label, `+${name.slice(0, 30)} is not a valid header name`);
+    if (reservedHeaders.includes(name.toLowerCase())) throw bad(label, `the header ${name} cannot be set`);
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value) || value.length > 4000) throw bad(label, `the header ${name}'s value holds control characters or is too long`);
+    headers[name] = value;
+  }
+  return headers;
+}

@@ -177,3 +177,32 @@ export function scrub(text: string, secrets: readonly string[]): string {
 export function secondsToMs(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.ceil(value * 1000) : null;
 }
+
+/**
+ * Fetches an image (a poster, for a peer that takes the picture itself rather than its URL) under
+ * the outbound policy, at most `maxBytes`: null when it cannot be had (refused, failed, not an
+ * image, larger), since a message without its picture still goes.
+ */
+export async function fetchImage(url: string, context: SendContext, maxBytes: number): Promise<{ bytes: Buffer; type: string } | null> {
+  if (!URL.canParse(url)) return null;
+  const deadline = new Deadline(context.timeoutMs);
+  try {
+    const answer = await requestUnderPolicy({
+      url: new URL(url),
+      method: 'GET',
+      headers: { 'user-agent': channelUserAgent, accept: 'image/jpeg, image/png, image/gif' },
+      policy: context.policy,
+      deadline,
+      maxResponseBytes: maxBytes + 1,
+      lookup: context.lookup,
+      trustedCertificates: context.trustedCertificates,
+    });
+    const type = firstHeader(answer.headers['content-type'])?.split(';')[0]?.trim().toLowerCase() ?? '';
+    if (answer.status !== 200 || !/^image\/(jpeg|png|gif)$/.test(type) || answer.body.length > maxBytes) return null;
+    return { bytes: answer.body, type };
+  } catch {
+    return null;
+  } finally {
+    deadline.clear();
+  }
+}

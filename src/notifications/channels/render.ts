@@ -66,3 +66,8 @@ export function fitEscaped(text: string, max: number, escape: (text: string) => 
   }
   return `${escape(result.trimEnd())}…`;
 }
+
+/** A URL safe inside Markdown's `(…)`: brackets, angle brackets and spaces percent-encoded. */
+export function markdownUrl(url: string): string {
+  return url.replace(/[()<>\s]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
