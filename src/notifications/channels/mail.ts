@@ -167,6 +167,7 @@ function mailFailure(error: unknown, durationMs: number, context: SendContext, s
   const said = failure.response ? plain(failure.response) : plain(failure.message ?? 'the mail was not sent');
   const reason = scrub(`e-mail: ${status !== null ? `the server answered ${said}` : failure.code === 'ETIMEDOUT' ? `no answer within ${context.timeoutMs} ms (timed out)` : `${failure.code ? `${failure.code}: ` : ''}${said}`}`, secrets).slice(0, 300);
   if (status !== null && status >= 500) return { outcome: 'failed', status, durationMs, answer: null, reason };
+  if (status !== null && status >= 400) return { outcome: 'retry', status, durationMs, answer: null, reason, retryAfterMs: null };
   if (failure.code === 'EAUTH' || failure.code === 'EENVELOPE' || failure.code === 'EMESSAGE') return { outcome: 'failed', status, durationMs, answer: null, reason };
   return { outcome: 'retry', status, durationMs, answer: null, reason, retryAfterMs: null };
 }
