@@ -28,6 +28,22 @@ export interface MailTarget extends ChannelTarget {
 const label = 'e-mail';
 const maxRecipients = 10;
 
+/**
+ * Apprise's table of well-known providers (its email templates), for `mailto://user:password@gmail.com`:
+ * the SMTP server, port and security of the address's domain, and whether the provider signs in
+ * with the whole address (`email`) or the part before the @ (`user`).
+ */
+const knownProviders: { domain: RegExp; host: string; port: number; security: MailSecurity; login: 'email' | 'user' }[] = [
+  { domain: /^gmail\.com$/i, host: 'smtp.gmail.com', port: 587, security: 'starttls', login: 'email' },
+  { domain: /^yandex\.(com|ru|ua|by|kz|uz|tr|fr)$/i, host: 'smtp.yandex.ru', port: 465, security: 'ssl', login: 'user' },
+  { domain: /^(hotmail|live)\.com(\.au)?$/i, host: 'smtp-mail.outlook.com', port: 587, security: 'starttls', login: 'email' },
+  { domain: /^(smtp\.)?outlook\.com(\.au)?$/i, host: 'smtp.outlook.com', port: 587, security: 'starttls', login: 'email' },
+  { domain: /^(smtp\.)?office365\.com$/i, host: 'smtp.office365.com', port: 587, security: 'starttls', login: 'email' },
+  { domain: /^yahoo\.(ca|com)$/i, host: 'smtp.mail.yahoo.com', port: 465, security: 'ssl', login: 'email' },
+  { domain: /^gmx\.(com|net|de|at|ch|fr)$/i, host: 'mail.gmx.com', port: 587, security: 'starttls', login: 'email' },
+  { domain: /^fastmail\.(com|cn|co\.uk|com\.au|de|es|fm|fr|im|in|jp|mx|net|nl|org|se|to|tw|uk|us)$/i, host: 'smtp.fastmail.com', port: 465, security: 'ssl', login: 'email' },
+];
+
 function parse(text: string, context: ParseContext): MailTarget {
   const trimmed = text.trim();
   const plainAddresses = /^mailto:(?!\/\/)(.*)$/i.exec(trimmed)?.[1] ?? (isMailAddress(trimmed) ? trimmed : null);
@@ -42,21 +58,23 @@ function parse(text: string, context: ParseContext): MailTarget {
   refuseUnknownOptions(url, ['smtp', 'from', 'name', 'to', 'mode', 'user', 'pass'], label);
   const mode = textOption(url, 'mode')?.toLowerCase();
   if (mode !== undefined && mode !== 'ssl' && mode !== 'starttls' && mode !== 'insecure') throw bad(label, `mode= must be ssl, starttls or insecure, not "${mode.slice(0, 20)}"`);
-  const security: MailSecurity = (mode as MailSecurity | undefined) ?? (url.scheme === 'mailtos' ? 'starttls' : 'insecure');
-  const user = textOption(url, 'user') ?? url.user;
+  const provider = textOption(url, 'smtp') === undefined ? knownProviders.find((entry) => entry.domain.test(url.host)) : undefined;
+  const security: MailSecurity = (mode as MailSecurity | undefined) ?? provider?.security ?? (url.scheme === 'mailtos' ? 'starttls' : 'insecure');
+  const given = textOption(url, 'user') ?? url.user;
+  const user = provider?.login === 'email' && given !== null && !given.includes('@') ? `${given}@${url.host}` : given;
   const password = textOption(url, 'pass') ?? url.password;
-  const host = textOption(url, 'smtp') ?? url.host;
+  const host = textOption(url, 'smtp') ?? provider?.host ?? url.host;
   if (host === '') throw bad(label, 'the mail server is missing (mailto://user:password@host, or smtp=)');
   if (!/^[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$|^[0-9.]+$/i.test(host)) throw bad(label, 'the mail server is not a valid host name');
   // Apprise's rule: the From address is given, or user@host (the user may be a whole address).
-  const fromText = textOption(url, 'from') ?? (user === null ? null : user.includes('@') ? user : `${user}@${url.host}`);
+  const fromText = textOption(url, 'from') ?? (given === null ? null : given.includes('@') ? given : `${given}@${url.host}`);
   if (fromText === null || !isMailAddress(fromText)) throw bad(label, 'from= is missing or not an address, and user@host is not one either');
   const to = recipients([...url.path, ...(textOption(url, 'to')?.split(/[,\s]+/).filter(Boolean) ?? [])]);
   return {
     kind: 'mail',
     server: {
       host: host.replace(/^\[|\]$/g, ''),
-      port: url.port ?? defaultMailPorts[security],
+      port: url.port ?? (provider && mode === undefined ? provider.port : defaultMailPorts[security]),
       security,
       user,
       password,
