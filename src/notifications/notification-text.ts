@@ -91,6 +91,15 @@ export const maxListedEntries = 12;
 export function writeNotification(event: NotificationEvent, context: TextContext): NotificationText {
   const origin = context.publicOrigin.replace(/\/+$/, '');
   const page = (path: string) => `${origin}${path}`;
+  const aboutShow = (about: { type: NotificationEventType; show: ShowRef }, title: string, body: string): NotificationText => ({
+    event: about.type,
+    title,
+    body,
+    link: page(`/shows/${about.show.id}`),
+    poster: safePoster(about.show.poster),
+    topic: `show-${about.show.id}`,
+    urgency: 'normal',
+  });
   switch (event.type) {
     case 'episodes-released': {
       const show = clean(event.show.title);
@@ -103,40 +112,14 @@ export function writeNotification(event: NotificationEvent, context: TextContext
       return { ...base, title: `${episodes.length} new episodes of ${show}`, body: listed(episodes.map(episodeName)) };
     }
     case 'season-premiere': {
-      const show = clean(event.show.title);
-      return {
-        event: event.type,
-        title: `${show} season ${event.episode.season} premieres`,
-        body: `${episodeName(event.episode)} is out: season ${event.episode.season} has begun.`,
-        link: page(`/shows/${event.show.id}`),
-        poster: safePoster(event.show.poster),
-        topic: `show-${event.show.id}`,
-        urgency: 'normal',
-      };
+      const season = event.episode.season;
+      return aboutShow(event, `${clean(event.show.title)} season ${season} premieres`, `${episodeName(event.episode)} is out: season ${season} has begun.`);
     }
-    case 'series-premiere': {
-      const show = clean(event.show.title);
-      return {
-        event: event.type,
-        title: `${show} premieres`,
-        body: `The first episode, ${episodeName(event.episode)}, is out.`,
-        link: page(`/shows/${event.show.id}`),
-        poster: safePoster(event.show.poster),
-        topic: `show-${event.show.id}`,
-        urgency: 'normal',
-      };
-    }
+    case 'series-premiere':
+      return aboutShow(event, `${clean(event.show.title)} premieres`, `The first episode, ${episodeName(event.episode)}, is out.`);
     case 'season-finale': {
-      const show = clean(event.show.title);
-      return {
-        event: event.type,
-        title: `${show} season ${event.episode.season} finale is out`,
-        body: `${episodeName(event.episode)} ends season ${event.episode.season}.`,
-        link: page(`/shows/${event.show.id}`),
-        poster: safePoster(event.show.poster),
-        topic: `show-${event.show.id}`,
-        urgency: 'normal',
-      };
+      const season = event.episode.season;
+      return aboutShow(event, `${clean(event.show.title)} season ${season} finale is out`, `${episodeName(event.episode)} ends season ${season}.`);
     }
     case 'film-released': {
       const film = clean(event.film.title);
