@@ -5,6 +5,7 @@ import { isLoopbackHttp } from './http/loopback-http.ts';
 import { parseAllowedHosts } from './http/allowed-hosts.ts';
 import { parseTargetPolicy, type TargetPolicy } from './webhooks/target-policy.ts';
 import { crashSteps, type CrashStep } from './jobs/crash-points.ts';
+import { parseSmtpUrl, type MailServer } from './mail/mail-server.ts';
 
 /** Raised when the environment does not describe a runnable server; lists every problem at once. */
 export class ConfigError extends Error {
@@ -101,6 +102,7 @@ const environmentSchema = z.object({
   AIRDATE_TEST_CRASH_AT: z.enum(crashSteps).optional(),
   AIRDATE_WEBHOOK_ALLOWED_HOSTS: z.string().default('external,private'),
   AIRDATE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  AIRDATE_SMTP_URL: optionalText,
   AIRDATE_PUBLIC_URL: optionalText.refine(
     (value) => value === undefined || /^https?:\/\/[^/?#\s]+\/?$/.test(value),
     'must be the origin people open, e.g. https://airdate.example.com (no path)',
@@ -181,6 +183,11 @@ export interface Config {
     policy: TargetPolicy;
     timeoutMs: number;
   };
+  /**
+   * AIRDATE_SMTP_URL, parsed: the server-wide mail server, through which a notification channel
+   * given as a plain address sends (src/notifications/channels/mail.ts); undefined when unset.
+   */
+  smtp: MailServer | undefined;
   /** The web app's sign-in (docs/accounts.md). */
   web: {
     /** The origin people open (no trailing slash); undefined: taken from each request's Host. */
@@ -209,6 +216,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookPolicy = parseTargetPolicy(values.AIRDATE_WEBHOOK_ALLOWED_HOSTS);
   } catch (error) {
     throw new ConfigError([(error as Error).message]);
+  }
+  let smtp: MailServer | undefined;
+  try {
+    smtp = values.AIRDATE_SMTP_URL === undefined ? undefined : parseSmtpUrl(values.AIRDATE_SMTP_URL);
+  } catch (error) {
+    throw new ConfigError([`AIRDATE_SMTP_URL: ${(error as Error).message}`]);
   }
   try {
     allowedHosts = parseAllowedHosts(values.AIRDATE_ALLOWED_HOSTS);
@@ -276,6 +289,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       crashAt: values.AIRDATE_TEST_CRASH_AT,
     },
     webhooks: { policy: webhookPolicy, timeoutMs: values.AIRDATE_WEBHOOK_TIMEOUT_MS },
+    smtp,
     web: {
       publicUrl: values.AIRDATE_PUBLIC_URL?.replace(/\/+$/, ''),
       allowedHosts,

@@ -7,22 +7,23 @@ export const maxResponseBytes = 4096;
 export class PolicyRefusal extends Error {}
 
 /**
- * Reads up to {@link maxResponseBytes} of `stream`, then stops, and resolves with what it read.
- * Resolves when the body ended, the cap was reached, or the stream failed or closed; never rejects.
+ * Reads up to `maxBytes` of `stream` ({@link maxResponseBytes} unless told), then stops, and
+ * resolves with what it read. Resolves when the body ended, the cap was reached, or the stream
+ * failed or closed; never rejects.
  */
-export function readCapped(stream: Readable): Promise<Buffer> {
+export function readCapped(stream: Readable, maxBytes: number = maxResponseBytes): Promise<Buffer> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let received = 0;
     const done = () => {
       stream.off('data', onData);
       stream.pause();
-      resolve(Buffer.concat(chunks).subarray(0, maxResponseBytes));
+      resolve(Buffer.concat(chunks).subarray(0, maxBytes));
     };
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       received += chunk.length;
-      if (received >= maxResponseBytes) done();
+      if (received >= maxBytes) done();
     };
     stream.on('data', onData);
     stream.once('end', done);

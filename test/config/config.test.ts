@@ -90,3 +90,25 @@ describe('log and metrics settings', () => {
     expect(problemsOf({ AIRDATE_METRICS_TOKEN: 'has a space in it, quite long' })).toEqual([expect.stringMatching(/^AIRDATE_METRICS_TOKEN: /)]);
   });
 });
+
+describe('AIRDATE_SMTP_URL (the server-wide mail server of notification channels)', () => {
+  it('is unset by default, and parsed into the mail server when set', () => {
+    expect(loadConfig({}).smtp).toBeUndefined();
+    expect(loadConfig({ AIRDATE_SMTP_URL: '  ' }).smtp).toBeUndefined();
+    expect(loadConfig({ AIRDATE_SMTP_URL: 'smtps://airdate:p%40ss@mail.example.com?from=airdate@example.com&name=Airdate' }).smtp).toEqual({
+      host: 'mail.example.com',
+      port: 465,
+      security: 'ssl',
+      user: 'airdate',
+      password: 'p@ss',
+      from: { address: 'airdate@example.com', name: 'Airdate' },
+    });
+  });
+
+  it('stops the start on a bad one, naming the variable and the part, never the password', () => {
+    const problems = problemsOf({ AIRDATE_SMTP_URL: 'smtp://u:hunter2@mail.example.com' });
+    expect(problems).toEqual([expect.stringMatching(/^AIRDATE_SMTP_URL: from= is missing/)]);
+    expect(problems.join()).not.toContain('hunter2');
+    expect(problemsOf({ AIRDATE_SMTP_URL: 'mailto://mail.example.com' })).toEqual([expect.stringMatching(/^AIRDATE_SMTP_URL: must start with smtp:\/\/ or smtps:\/\//)]);
+  });
+});
