@@ -1,17 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
-import { createApp } from '../src/app.ts';
+import { loadavg } from 'node:os';
 import { createAccount } from '../src/accounts/accounts.ts';
-import { showToken } from '../src/accounts/tokens.ts';
 import { storeCatalogRecords } from '../src/catalog/catalog-store.ts';
-import { loadConfig } from '../src/config.ts';
 import { connect } from '../src/media-servers/connections.ts';
 import { mediaServerPath } from '../src/media-servers/media-servers-route.ts';
-import { tmdbRoute, type TmdbShow } from '../test/catalog/support/tmdb-fixture.ts';
-import { serveOverHttp } from './bench-app.ts';
+import { seasonedShow, tmdbRoute, type TmdbShow } from '../test/catalog/support/tmdb-fixture.ts';
+import { serveOverHttp, startBenchApp } from './bench-app.ts';
 
 /**
  * `npm run bench:catalog-lookups`: what media-server deliveries cost the catalog key every account
@@ -37,20 +33,8 @@ const catalogMs = Number(process.env.BENCH_CATALOG_MS ?? 20);
 const seasons = 20;
 
 const episodeTvdb = (showTvdb: number, season: number, number: number) => showTvdb * 10_000 + season * 100 + number;
-function fixtureShow(id: number, name: string): TmdbShow {
-  const tvdbId = id + 80_000;
-  const list = Array.from({ length: seasons }, (_, index) => index + 1);
-  return {
-    id,
-    name,
-    poster_path: null,
-    overview: '',
-    tvdbId,
-    seasons: Object.fromEntries(
-      list.map((season) => [season, Array.from({ length: 10 }, (_, index) => ({ episode_number: index + 1, name: `S${season}E${index + 1}`, air_date: '2024-01-01', tvdbId: episodeTvdb(tvdbId, season, index + 1) }))]),
-    ),
-  };
-}
+const fixtureShow = (id: number, name: string): TmdbShow =>
+  seasonedShow({ id, name, seasons, perSeason: 10, tvdbId: id + 80_000, episodeTvdb: (season, number) => episodeTvdb(id + 80_000, season, number) });
 const stored = fixtureShow(4000, 'Stored Show');
 const storedToo = fixtureShow(4002, 'Stored Show Too');
 const unknown = fixtureShow(4001, 'Unknown Show');
@@ -71,17 +55,11 @@ const tmdb = createServer((request, response) => {
 });
 await new Promise<void>((resolve) => tmdb.listen(0, '127.0.0.1', resolve));
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'airdate-catalog-bench-'));
-const config = loadConfig({
-  AIRDATE_DATA_DIR: dataDir,
-  AIRDATE_LOG_LEVEL: 'error',
-  AIRDATE_RATE_LIMIT_PER_MINUTE: '0',
+const { dataDir, config, app, token: searcherToken } = await startBenchApp('airdate-catalog-bench-', {
   AIRDATE_MEDIA_SERVER_PER_MINUTE: '0',
   TMDB_API_KEY: 'bench-key',
   AIRDATE_TMDB_URL: `http://127.0.0.1:${(tmdb.address() as AddressInfo).port}`,
-  DATABASE_URL: process.env.BENCH_DATABASE_URL,
 });
-const app = await createApp(config);
 await app.started;
 
 // The stored shows: every season but the last, as a refresh before the season aired left them.
@@ -99,8 +77,6 @@ await storeCatalogRecords(
 );
 const server = await createAccount({ name: `server-${Date.now()}`, timezone: 'UTC' });
 const connection = await connect({ accountId: server.id, source: 'generic' });
-const searcher = await createAccount({ name: `searcher-${Date.now()}`, timezone: 'UTC' });
-const searcherToken = await showToken({ accountId: searcher.id });
 
 const served = await serveOverHttp(app);
 const deliveryUrl = `${served.baseUrl}${mediaServerPath('generic')}?token=${connection.token}`;

@@ -30,3 +30,16 @@ export function asCatalogCaller<T>(caller: CatalogCaller, call: () => Promise<T>
 export function currentCatalogCaller(): CatalogCaller {
   return storage.getStore() ?? backgroundCaller;
 }
+
+/**
+ * Runs `worker` `concurrency` times at once (at least once, at most `count`: the queries each
+ * worker takes from a shared list), all of its requests sent in the background and charged to
+ * `budget`: how a delivery's or an import's lookups are asked (catalog-lookups.ts,
+ * catalog-title-search.ts).
+ */
+export async function runInBackground(budget: CatalogBudget | undefined, count: number, concurrency: number, worker: () => Promise<void>): Promise<void> {
+  if (count === 0) return;
+  await asCatalogCaller({ priority: 'background', budget }, async () => {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker));
+  });
+}

@@ -1,7 +1,7 @@
 import { db } from '../db/client.ts';
 import type { Warner } from '../log.ts';
 import { CatalogBudgetSpent, type CatalogBudget } from './catalog-budget.ts';
-import { asCatalogCaller } from './catalog-caller.ts';
+import { runInBackground } from './catalog-caller.ts';
 import { storeCatalogRecords, storeShowEpisodes, type ShowEpisodes } from './catalog-store.ts';
 import type { LookupCache } from './lookup-cache.ts';
 import {
@@ -180,9 +180,7 @@ export async function resolveIdQueries(
       if (spent) unasked += 1;
     }
   };
-  await asCatalogCaller({ priority: 'background', budget }, async () => {
-    if (answering.length > 0) await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, queries.length)) }, worker));
-  });
+  if (answering.length > 0) await runInBackground(budget, queries.length, concurrency, worker);
   let changes = 0;
   try {
     const kept = byPriority([records]);

@@ -1,5 +1,5 @@
 import { CatalogBudgetSpent, type CatalogBudget } from './catalog-budget.ts';
-import { asCatalogCaller } from './catalog-caller.ts';
+import { runInBackground } from './catalog-caller.ts';
 import { storeCatalogRecords } from './catalog-store.ts';
 import type { LookupCache, Remembered } from './lookup-cache.ts';
 import { hasMatchableId, idSourcesByKind, type CatalogGame, type CatalogMovie, type CatalogProvider } from './provider.ts';
@@ -130,9 +130,7 @@ export async function matchTitlesBySearch(
       if (spent) unasked += 1;
     }
   };
-  await asCatalogCaller({ priority: 'background', budget }, async () => {
-    if (queries.length > 0) await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, queries.length)) }, worker));
-  });
+  await runInBackground(budget, queries.length, concurrency, worker);
   let changes = 0;
   try {
     if (records.length > 0) changes = (await storeCatalogRecords(records)).changes;

@@ -7,7 +7,7 @@ import { createTmdbProvider } from '../../src/catalog/tmdb-provider.ts';
 import { db } from '../../src/db/client.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { startCatalogServer } from './support/catalog-server.ts';
-import { tmdbRoute, type TmdbShow } from './support/tmdb-fixture.ts';
+import { seasonedShow, tmdbRoute, type TmdbShow } from './support/tmdb-fixture.ts';
 
 /**
  * The catalog service's lookups for deliveries and imports (catalog-lookups.ts): what they cost a
@@ -25,15 +25,7 @@ const serviceAt = (requestsPerSecond = 35) =>
 
 /** A show of `seasons` seasons of two episodes, whose episode n of season s has TheTVDB id id × 100 + s × 10 + n. */
 function tmdbShow(id: number, name: string, seasons: number): TmdbShow {
-  const show: TmdbShow = {
-    id,
-    name,
-    poster_path: null,
-    overview: 'As TMDB says.',
-    seasons: Object.fromEntries(
-      Array.from({ length: seasons }, (_, index) => [index + 1, [1, 2].map((number) => ({ episode_number: number, name: `S${index + 1}E${number}`, air_date: '2025-02-01', tvdbId: id * 100 + (index + 1) * 10 + number }))]),
-    ),
-  };
+  const show = seasonedShow({ id, name, seasons, perSeason: 2, episodeTvdb: (season, number) => id * 100 + season * 10 + number });
   shows.push(show);
   return show;
 }

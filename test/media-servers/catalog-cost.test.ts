@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { storeCatalogRecords } from '../../src/catalog/catalog-store.ts';
 import { db } from '../../src/db/client.ts';
 import { startCatalogServer } from '../catalog/support/catalog-server.ts';
-import { tmdbRoute, type TmdbShow } from '../catalog/support/tmdb-fixture.ts';
+import { seasonedShow, tmdbRoute, type TmdbShow } from '../catalog/support/tmdb-fixture.ts';
+import { waitFor } from '../jobs/support/job-store-harness.ts';
 import { useTestApp } from '../support/database.ts';
 import { call } from '../support/http.ts';
 import { parsePrometheusText, sampleSum } from '../support/prometheus-text.ts';
@@ -28,16 +29,7 @@ const { app } = await useTestApp({
 
 /** A TMDB show of `seasons` seasons of three episodes; its TheTVDB id is `id` + 1 000 000. */
 function tmdbShow(id: number, name: string, seasons: number): TmdbShow {
-  const show: TmdbShow = {
-    id,
-    name,
-    poster_path: null,
-    overview: '',
-    tvdbId: id + 1_000_000,
-    seasons: Object.fromEntries(
-      Array.from({ length: seasons }, (_, index) => [index + 1, [1, 2, 3].map((number) => ({ episode_number: number, name: `S${index + 1}E${number}`, air_date: '2025-01-01' }))]),
-    ),
-  };
+  const show = seasonedShow({ id, name, seasons, perSeason: 3, tvdbId: id + 1_000_000 });
   shows.push(show);
   return show;
 }
@@ -65,14 +57,6 @@ async function requestsOf(work: () => Promise<unknown>): Promise<string[]> {
   const before = tmdb.requests.length;
   await work();
   return tmdb.requests.slice(before).map((request) => request.path);
-}
-
-async function waitFor(what: string, check: () => Promise<boolean> | boolean, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('catalog requests of media-server deliveries', () => {
