@@ -108,12 +108,18 @@ export async function resolveIdQueries(
     let fetch = showsHere.get(key);
     const first = fetch === undefined;
     if (!fetch) {
+      const lookup = async () => {
+        const record = await provider.lookup('show', source, ids[source]!);
+        return record?.kind === 'show' ? record : null;
+      };
       fetch = cache
-        .shared(key, async () => {
-          const record = await provider.lookup('show', source, ids[source]!);
-          return record?.kind === 'show' ? record : null;
-        })
-        .then(({ value }) => value);
+        .shared(key, () => lookup().then((record) => ({ record }), (error: unknown) => ({ error })))
+        .then(({ value, shared }) => {
+          if (!('error' in value)) return value.record;
+          // Another caller's fetch that its budget stopped: this caller fetches with its own.
+          if (shared && value.error instanceof CatalogBudgetSpent) return lookup();
+          throw value.error;
+        });
       showsHere.set(key, fetch);
     }
     return { record: await fetch, first };

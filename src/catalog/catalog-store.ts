@@ -8,9 +8,9 @@ import { createIdMatcher } from './id-match.ts';
 import {
   hasMatchableId,
   idColumn,
-  type CatalogEpisode,
   idSourcesByKind,
   sourcesByKind,
+  type CatalogEpisode,
   type CatalogRecord,
   type CatalogSource,
   type ExternalIds,

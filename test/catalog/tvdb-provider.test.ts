@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { CatalogBudgetSpent, createCatalogBudgets } from '../../src/catalog/catalog-budget.ts';
+import { asCatalogCaller } from '../../src/catalog/catalog-caller.ts';
 import { createTvdbProvider } from '../../src/catalog/tvdb-provider.ts';
 import { startCatalogServer } from './support/catalog-server.ts';
 import { fakeClock } from './support/fake-clock.ts';
@@ -128,5 +130,17 @@ describe('TheTVDB provider', () => {
     const asked = server.requests.slice(before);
     expect(asked.map((request) => [request.path, request.query.get('season'), request.query.get('page')])).toEqual([['/series/9900001/episodes/default', '2', '0']]);
     expect(await tvdb.season!({ tmdb: 990001 }, 1)).toBeNull(); // no TheTVDB id: nothing to ask
+  });
+
+  it('logs in for every caller waiting, charged to nobody’s budget: a spent budget fails only its own caller’s request', async () => {
+    const tvdb = provider();
+    const spent = createCatalogBudgets(1).of('media-server:1:plex', 'a spent budget')!;
+    expect(spent.take()).toBe(true);
+    const before = fixture.logins.length;
+    // The first caller starts the login; the second waits for the same one.
+    const [mine, theirs] = await Promise.allSettled([asCatalogCaller({ priority: 'background', budget: spent }, () => tvdb.search('lonely')), tvdb.search('lonely')]);
+    expect(mine.status === 'rejected' && mine.reason).toBeInstanceOf(CatalogBudgetSpent);
+    expect(theirs.status === 'fulfilled' && theirs.value.map((show) => show.title)).toEqual(['Lonely Show']);
+    expect(fixture.logins.length - before).toBe(1);
   });
 });
