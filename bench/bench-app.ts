@@ -13,11 +13,11 @@ import { showToken } from '../src/accounts/tokens.ts';
  * The in-process server most benchmarks measure: a fresh data folder, SQLite there or PostgreSQL
  * with BENCH_DATABASE_URL (an empty database; it is filled, not cleaned), warnings only, and the
  * rate limit off (the load generator is one account far over any sane rate), with one account
- * `bench` in UTC and its token.
+ * `bench` in UTC and its token. `env` adds settings (a catalog's URL and key, say).
  */
-export async function startBenchApp(prefix = 'airdate-bench-') {
+export async function startBenchApp(prefix = 'airdate-bench-', env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), prefix));
-  const config = loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', AIRDATE_RATE_LIMIT_PER_MINUTE: '0', DATABASE_URL: process.env.BENCH_DATABASE_URL });
+  const config = loadConfig({ AIRDATE_DATA_DIR: dataDir, AIRDATE_LOG_LEVEL: 'warn', AIRDATE_RATE_LIMIT_PER_MINUTE: '0', DATABASE_URL: process.env.BENCH_DATABASE_URL, ...env });
   const app = await createApp(config);
   const account = await createAccount({ name: 'bench', timezone: 'UTC' });
   const token = await showToken({ accountId: account.id });

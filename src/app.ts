@@ -78,7 +78,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   initSecretKey(config);
   initSessions(config.web);
   const catalogs = createCatalogProviders(config, logger, metrics);
-  const catalog = createCatalogService(catalogs.providers, logger);
+  const catalog = createCatalogService(catalogs.providers, logger, { requestsPerHour: config.limits.catalogRequestsPerHour });
   const jobs = createLazyScheduler(config, { catalog, logger, metrics });
   const live = createLiveUpdates({ logger, pollMs: liveUpdates.pollMs, maxStreamsPerAccount: config.limits.liveStreamsPerAccount });
   const services = { catalog, jobs, metrics, live, webhooks: { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs } };
@@ -125,6 +125,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     async close() {
       live.close();
       await startUp.catch(() => undefined);
+      await catalog.close();
       await jobs.stop();
       await closeDatabase();
     },

@@ -69,6 +69,7 @@ const environmentSchema = z.object({
   AIRDATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(600),
   AIRDATE_LIVE_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(0).max(1_000).default(10),
   AIRDATE_MEDIA_SERVER_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(1_200),
+  AIRDATE_CATALOG_REQUESTS_PER_HOUR: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
   AIRDATE_GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(10),
   AIRDATE_GRAPHQL_MAX_COST: z.coerce.number().int().min(1).max(10_000_000).default(20_000),
   AIRDATE_GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1_000).default(15),
@@ -140,6 +141,11 @@ export interface Config {
     liveStreamsPerAccount: number;
     /** Deliveries per media server connection and minute (src/media-servers); 0 turns the limit off. */
     mediaServerPerMinute: number;
+    /**
+     * Catalog requests one media server connection, or one account's imports, may cause an hour
+     * (src/catalog/catalog-budget.ts); 0 turns the budgets off.
+     */
+    catalogRequestsPerHour: number;
     graphql: { maxDepth: number; maxCost: number; maxAliases: number; maxDirectives: number; maxTokens: number };
   };
   logLevel: LogLevel;
@@ -251,6 +257,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       requestsPerMinute: values.AIRDATE_RATE_LIMIT_PER_MINUTE,
       liveStreamsPerAccount: values.AIRDATE_LIVE_STREAMS_PER_ACCOUNT,
       mediaServerPerMinute: values.AIRDATE_MEDIA_SERVER_PER_MINUTE,
+      catalogRequestsPerHour: values.AIRDATE_CATALOG_REQUESTS_PER_HOUR,
       graphql: {
         maxDepth: values.AIRDATE_GRAPHQL_MAX_DEPTH,
         maxCost: values.AIRDATE_GRAPHQL_MAX_COST,

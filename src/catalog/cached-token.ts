@@ -1,3 +1,4 @@
+import { asCatalogCaller } from './catalog-caller.ts';
 import { CatalogHttpError, type Clock } from './http-client.ts';
 
 /** A bearer token fetched on first use, reused until it expires, renewed once after a 401. */
@@ -25,7 +26,9 @@ export function createCachedToken(
 
   const get = (): Promise<string> => {
     if (current && clock.now() < current.expiresAt) return Promise.resolve(current.token);
-    pending ??= fetchToken()
+    // Shared by every caller waiting for it: sent ahead of background requests, charged to nobody's
+    // budget (one caller's spent budget must not fail the others' requests).
+    pending ??= asCatalogCaller({ priority: 'interactive' }, fetchToken)
       .then(({ token, lifetimeMs }) => {
         current = { token, expiresAt: clock.now() + Math.max(0, lifetimeMs - marginMs) };
         return token;

@@ -34,9 +34,17 @@ export function boundCatalogRecord(record: CatalogRecord, provider: string, warn
     overview: record.overview === null ? null : shortenText(record.overview, catalogLengths.overview),
   };
   if (record.kind !== 'show') return { ...record, ...shared, releaseDate: boundDate(record.releaseDate) };
-  const episodes: CatalogEpisode[] = [];
+  return { ...record, ...shared, episodes: boundEpisodes(record.episodes, `${name} ${JSON.stringify(ids)}`, provider, warn) };
+}
+
+/**
+ * `episodes` within bounds (boundCatalogRecord's rules), those whose season or number is out of
+ * bounds left out, logged once for `name`.
+ */
+export function boundEpisodes(episodes: CatalogEpisode[], name: string, provider: string, warn: (message: string) => void): CatalogEpisode[] {
+  const kept: CatalogEpisode[] = [];
   let leftOut = 0;
-  for (const episode of record.episodes) {
+  for (const episode of episodes) {
     if (!isIntColumnCount(episode.season) || !isIntColumnCount(episode.number)) {
       leftOut += 1;
       continue;
@@ -45,12 +53,10 @@ export function boundCatalogRecord(record: CatalogRecord, provider: string, warn
     const bounded: CatalogEpisode = { season: episode.season, number: episode.number, title, airDate: boundDate(episode.airDate) };
     const episodeIds = boundIds(episode.ids ?? {}) as EpisodeIds;
     if (episodeIdSources.some((source) => episodeIds[source] !== undefined)) bounded.ids = episodeIds;
-    episodes.push(bounded);
+    kept.push(bounded);
   }
-  if (leftOut > 0) {
-    warn(`catalog provider ${provider}: ${name} ${JSON.stringify(ids)}: left out ${leftOut} episode(s) whose season or number is not from 0 to ${maxIntColumn}`);
-  }
-  return { ...record, ...shared, episodes };
+  if (leftOut > 0) warn(`catalog provider ${provider}: ${name}: left out ${leftOut} episode(s) whose season or number is not from 0 to ${maxIntColumn}`);
+  return kept;
 }
 
 /** The ids within bounds: IMDb ids of the form `tt` + digits, the others 1…maxIntColumn; the rest dropped. */
@@ -75,8 +81,11 @@ export function withCatalogBounds(provider: CatalogProvider, warn: (message: str
   const bound = (records: CatalogRecord[]) => records.flatMap((record) => boundCatalogRecord(record, provider.name, warn) ?? []);
   const listAll = provider.listAll?.bind(provider);
   const resolveId = provider.resolveId?.bind(provider);
+  const locateEpisode = provider.locateEpisode?.bind(provider);
+  const season = provider.season?.bind(provider);
   return {
     name: provider.name,
+    ...(provider.local ? { local: true } : {}),
     lookup: async (kind, source, externalId) => {
       const record = await provider.lookup(kind, source, externalId);
       return record === null ? null : boundCatalogRecord(record, provider.name, warn);
@@ -89,6 +98,25 @@ export function withCatalogBounds(provider: CatalogProvider, warn: (message: str
           resolveId: async (query: Parameters<typeof resolveId>[0]) => {
             const record = await resolveId(query);
             return record === null ? null : boundCatalogRecord(record, provider.name, warn);
+          },
+        }
+      : {}),
+    ...(locateEpisode
+      ? {
+          locateEpisode: async (query: Parameters<typeof locateEpisode>[0]) => {
+            const location = await locateEpisode(query);
+            const show = location && (boundIds(location.show) as ExternalIds);
+            if (!location || !show || !hasMatchableId({ kind: 'show', ids: show })) return null;
+            const [episode] = boundEpisodes([location.episode], `episode ${query.source} ${query.id}`, provider.name, warn);
+            return episode ? { show, episode } : null;
+          },
+        }
+      : {}),
+    ...(season
+      ? {
+          season: async (show: ExternalIds, number: number) => {
+            const episodes = await season(show, number);
+            return episodes === null ? null : boundEpisodes(episodes, `show ${JSON.stringify(show)} season ${number}`, provider.name, warn);
           },
         }
       : {}),

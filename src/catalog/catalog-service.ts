@@ -1,14 +1,17 @@
 import { withCatalogBounds } from './catalog-bounds.ts';
+import { createCatalogBudgets, type CatalogBudget } from './catalog-budget.ts';
+import { asCatalogCaller } from './catalog-caller.ts';
+import { byPriority, resolveIdQueries, type ResolveIdsOptions, type ResolveIdsSummary } from './catalog-lookups.ts';
 import {
   findCatalogItem,
   findCatalogItemsById,
   storeCatalogRecords,
   type StoredCatalogItem,
 } from './catalog-store.ts';
+import { createLookupCache } from './lookup-cache.ts';
 import type { OfflineCatalogProvider } from './offline-catalog.ts';
 import {
   hasMatchableId,
-  idSourcesByKind,
   sourcesByKind,
   titleMatchRank,
   type CatalogProvider,
@@ -18,6 +21,7 @@ import {
   type MediaKind,
   type RefreshItem,
 } from './provider.ts';
+import { createSeasonFetches, type SeasonAnswer, type SeasonRequest } from './season-fetches.ts';
 import { databaseKind, db } from '../db/client.ts';
 import { InputError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
@@ -26,7 +30,7 @@ import { exceedsLength } from '../value-bounds.ts';
 import type { Warner } from '../log.ts';
 import { matchTitlesBySearch, type MatchTitlesSummary, type TitleQuery } from './catalog-title-search.ts';
 
-export type { MatchTitlesSummary, TitleQuery };
+export type { MatchTitlesSummary, ResolveIdsOptions, ResolveIdsSummary, SeasonAnswer, TitleQuery };
 
 /** Most results a search returns. */
 export const searchLimit = 50;
@@ -70,30 +74,44 @@ export interface CatalogService {
    */
   refreshFollowed(props: RefreshFollowedProps): Promise<RefreshSummary>;
   /**
-   * Asks the providers that can resolve ids (CatalogProvider.resolveId), in priority order, about
-   * each query, `concurrency` at a time, and stores every answer (with its episodes) in one go.
-   * A provider that fails is logged and counted; the next one is still asked. Never throws for
-   * a catalog's failure: what is not answered simply stays unknown.
+   * Asks the providers that can resolve ids (CatalogProvider.resolveId, and locateEpisode for
+   * episodes), in priority order, about each query, `concurrency` at a time, and stores every
+   * answer (with its episodes) in one go; an episode of a stored show is added to it, the show is
+   * not fetched again. A provider that fails is logged and counted; the next one is still asked.
+   * Never throws for a catalog's failure: what is not answered simply stays unknown. Network
+   * catalogs' answers are remembered, each request charged to `options.budget` and sent after
+   * people's searches (catalog-lookups.ts).
    */
-  resolveIds(queries: IdQuery[], concurrency: number): Promise<ResolveIdsSummary>;
+  resolveIds(queries: IdQuery[], concurrency: number, options?: ResolveIdsOptions): Promise<ResolveIdsSummary>;
   /**
    * Asks the providers' title search, in priority order and `concurrency` queries at a time, for
    * each movie or game known only by its title and release year, and stores the answer when
    * EXACTLY ONE result of the first provider that has any has the same title and year
    * (title-match.ts: trimmed, case-folded, a trailing " (YEAR)" ignored on either side). Two such
    * results answer nothing (a wrong merge is worse than a reported item); a provider that fails is
-   * logged and counted and the next one is asked. Never throws for a catalog's failure.
+   * logged and counted and the next one is asked. Never throws for a catalog's failure. Network
+   * catalogs' answers are remembered and each search charged to `options.budget`, as resolveIds.
    */
-  matchTitles(queries: TitleQuery[], concurrency: number): Promise<MatchTitlesSummary>;
+  matchTitles(queries: TitleQuery[], concurrency: number, options?: ResolveIdsOptions): Promise<MatchTitlesSummary>;
+  /**
+   * Asks for a season of a stored show the store lacks: a local catalog at once, the network
+   * catalogs in the background (season-fetches.ts); never the whole show.
+   */
+  requestSeason(props: SeasonRequest): Promise<SeasonAnswer>;
+  /**
+   * The budget of catalog requests under `key` (one per media-server connection, one per
+   * account's imports: catalog-budget.ts), named `name` in the log; undefined when budgets are off.
+   */
+  budget(key: string, name: string): CatalogBudget | undefined;
+  /** Requests a budget holds and gets back in an hour (AIRDATE_CATALOG_REQUESTS_PER_HOUR; 0: off). */
+  readonly requestsPerHour: number;
+  /** Drops the queued background fetches and waits for the running ones (the app's close). */
+  close(): Promise<void>;
 }
 
-/** What resolveIds did: ids asked about, answered by a catalog, and providers' failures. */
-export interface ResolveIdsSummary {
-  asked: number;
-  found: number;
-  /** Rows created or updated by storing the answers. */
-  changes: number;
-  failures: number;
+export interface CatalogServiceOptions {
+  /** Each budget's requests an hour (catalog-budget.ts); 0 or undefined turns budgets off. */
+  requestsPerHour?: number;
 }
 
 export interface RefreshFollowedProps {
@@ -109,33 +127,6 @@ async function ask<T>(logger: Warner, provider: CatalogProvider, action: string,
     logger.warn(`catalog provider ${provider.name}: ${action} failed: ${(error as Error).message}`);
     return undefined;
   }
-}
-
-/**
- * Joins the providers' answers, earlier providers first. A record sharing an id with an earlier
- * provider's record is dropped: storing both would flip the stored fields between the two on
- * every refresh. Records without a usable id are dropped too (a provider bug must not block the
- * rest of the refresh).
- */
-function byPriority(answers: CatalogRecord[][]): CatalogRecord[] {
-  const kept: CatalogRecord[] = [];
-  const claimed = new Set<string>();
-  answers.forEach((records) => {
-    const claimedHere: string[] = [];
-    for (const record of records) {
-      if (!hasMatchableId(record)) continue;
-      const keys = idSourcesByKind[record.kind].flatMap((source) => {
-        const id = record.ids[source];
-        return id === undefined ? [] : [`${record.kind}:${source}:${id}`];
-      });
-      if (keys.some((key) => claimed.has(key))) continue;
-      kept.push(record);
-      claimedHere.push(...keys);
-    }
-    // Within one provider every record counts (it may list an item twice; the store merges them).
-    for (const key of claimedHere) claimed.add(key);
-  });
-  return kept;
 }
 
 /** `query` as a LIKE pattern matching it anywhere, its own `%`, `_` and `\` taken literally (ESCAPE '\'). */
@@ -198,10 +189,15 @@ async function storedRefreshItems(followedBy?: { accountId?: number }): Promise<
  * The catalog service over `providers`, highest priority first (offline file before network).
  * Every record a provider answers is brought within the catalog's bounds first (catalog-bounds.ts).
  */
-export function createCatalogService(unbounded: CatalogProvider[], logger: Warner): CatalogService {
+export function createCatalogService(unbounded: CatalogProvider[], logger: Warner, options: CatalogServiceOptions = {}): CatalogService {
   const providers = unbounded.map((provider) => withCatalogBounds(provider, (message) => logger.warn(message)));
+  const budgets = createCatalogBudgets(options.requestsPerHour ?? 0);
+  const cache = createLookupCache();
+  const seasons = createSeasonFetches({ providers, logger, cache });
+  // A person's lookup and search: sent before the background's requests (catalog-caller.ts).
+  const interactive = <T>(call: () => Promise<T>) => asCatalogCaller({ priority: 'interactive' }, call);
   return {
-    async lookup(kind, source, externalId) {
+    lookup: (kind, source, externalId) => interactive(async () => {
       if (!sourcesByKind[kind].includes(source) || !Number.isSafeInteger(externalId) || externalId < 1) return null;
       const stored = await findCatalogItem(kind, source, externalId);
       if (stored) return stored;
@@ -214,9 +210,9 @@ export function createCatalogService(unbounded: CatalogProvider[], logger: Warne
         return row ?? null;
       }
       return null;
-    },
+    }),
 
-    async search(query, kind) {
+    search: (query, kind) => interactive(async () => {
       const text = query.trim();
       if (text === '') throw new InputError('the search query must not be empty', 'query');
       // Before any catalog or the database sees it: both scan every title with it.
@@ -243,56 +239,24 @@ export function createCatalogService(unbounded: CatalogProvider[], logger: Warne
         .sort((a, b) => a.rank - b.rank || a.item.title.localeCompare(b.item.title) || a.item.id - b.item.id)
         .slice(0, searchLimit)
         .map(({ item }) => item);
-    },
+    }),
 
     async refreshAll() {
       return refreshItems(providers, await storedRefreshItems(), { listWhole: true, logger });
     },
 
-    async resolveIds(queries, concurrency) {
-      const answering = providers.filter((provider) => provider.resolveId);
-      const records: CatalogRecord[] = [];
-      // Every id an answer carried: a show answered for one episode reference usually answers the
-      // show's other references too (the offline file and TheTVDB give every episode's id).
-      const covered = new Set<string>();
-      const cover = (record: CatalogRecord) => {
-        for (const [source, id] of Object.entries(record.ids)) covered.add(`${record.kind}:${source}:${id}`);
-        if (record.kind !== 'show') return;
-        for (const episode of record.episodes) for (const [source, id] of Object.entries(episode.ids ?? {})) covered.add(`episode:${source}:${id}`);
-      };
-      let [found, failures, next] = [0, 0, 0];
-      const worker = async () => {
-        while (next < queries.length) {
-          const query = queries[next++]!;
-          if (covered.has(`${query.kind}:${query.source}:${query.id}`)) {
-            found += 1;
-            continue;
-          }
-          for (const provider of answering) {
-            // undefined: the provider failed (logged by ask); null: it does not know the id.
-            const record = await ask(logger, provider, `resolve ${query.kind} ${query.source} ${query.id}`, () => provider.resolveId!(query));
-            if (record === undefined) failures += 1;
-            if (!record) continue;
-            records.push(record);
-            cover(record);
-            found += 1;
-            break;
-          }
-        }
-      };
-      if (answering.length > 0) await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, queries.length)) }, worker));
-      let changes = 0;
-      try {
-        changes = (await storeCatalogRecords(byPriority([records]))).changes;
-      } catch (error) {
-        logger.warn(`catalog: storing ${records.length} resolved record(s) failed: ${(error as Error).message}`);
-      }
-      return { asked: queries.length, found, changes, failures };
+    resolveIds(queries, concurrency, options) {
+      return resolveIdQueries({ providers, logger, cache }, queries, concurrency, options);
     },
 
-    matchTitles(queries, concurrency) {
-      return matchTitlesBySearch(providers, logger, queries, concurrency);
+    matchTitles(queries, concurrency, options) {
+      return matchTitlesBySearch({ providers, logger, cache }, queries, concurrency, options);
     },
+
+    requestSeason: (props) => seasons.request(props),
+    budget: (key, name) => budgets.of(key, name),
+    requestsPerHour: budgets.perHour,
+    close: () => seasons.close(),
 
     async refreshFollowed(props) {
       const accountId = props.accountId;

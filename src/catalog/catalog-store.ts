@@ -10,6 +10,7 @@ import {
   idColumn,
   idSourcesByKind,
   sourcesByKind,
+  type CatalogEpisode,
   type CatalogRecord,
   type CatalogSource,
   type ExternalIds,
@@ -212,6 +213,49 @@ async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[]
     changes += 1;
   }
   return changes;
+}
+
+/** Episodes a catalog gave for a show the store holds (catalog-lookups.ts). */
+export interface ShowEpisodes {
+  /** The show's database id. */
+  showId: number;
+  episodes: CatalogEpisode[];
+}
+
+/**
+ * Stores `shows`' episodes onto their stored shows, by the rules above (matched by season and
+ * number, gaining the ids they lack, never deleted), in one transaction, leaving each show's own
+ * title, poster, overview and ids as they are: what a catalog answered about one season or one
+ * episode of a show the store holds, without the show's record. A show no longer stored is
+ * skipped. Returns the rows written (catalogVersion moves when there are any).
+ */
+export async function storeShowEpisodes(shows: ShowEpisodes[]): Promise<number> {
+  const wanted = shows.filter((show) => show.episodes.length > 0);
+  if (wanted.length === 0) return 0;
+  return retryOnUniqueViolation(() =>
+    db().$transaction(async (client) => {
+      const rows = new Map<number, Row>();
+      for (const part of chunks([...new Set(wanted.map((show) => show.showId))], prismaListValues)) {
+        for (const row of await table(client, 'show').findMany({ where: { id: { in: part } } })) rows.set(row.id, row);
+      }
+      // One plan per show (several answers about one show merge); its fields are never written.
+      const plans = new Map<number, ItemPlan>();
+      const records: CatalogRecord[] = [];
+      const planned: ItemPlan[] = [];
+      for (const { showId, episodes } of wanted) {
+        const row = rows.get(showId);
+        if (!row) continue;
+        let plan = plans.get(showId);
+        if (!plan) plans.set(showId, (plan = planFromRow('show', row)));
+        records.push({ kind: 'show', ids: plan.ids, title: String(row.title), poster: null, overview: null, episodes });
+        planned.push(plan);
+      }
+      await planEpisodes(client, records, records.map((_, position) => position), planned);
+      const changes = await writeEpisodes(client, new Set(plans.values()));
+      if (changes > 0) await bumpCatalogVersion(client);
+      return changes;
+    }),
+  );
 }
 
 /** The stored item that has `source`'s id `externalId`, or null (also for a source the kind lacks). */

@@ -1,11 +1,15 @@
 /**
  * The one HTTP client the network catalogs (TMDB, TheTVDB, IGDB) share: a per-provider rate limit
- * (at most N requests in any one-second window, at most M open at once), retries of 429, 5xx,
+ * (at most N requests in any one-second window, at most M open at once) whose queue sends a
+ * person's requests before background ones, each request charged to its caller's budget
+ * (catalog-caller.ts, catalog-budget.ts), retries of 429, 5xx,
  * network errors and timeouts with exponential backoff and jitter (honouring Retry-After), a
  * per-request timeout and JSON parsing. Errors name the provider, method and URL path, never the
  * query string (TMDB's api_key, Twitch's client_secret travel there) nor any configured secret.
  */
 import type { CatalogOutcome } from '../metrics/metrics.ts';
+import { CatalogBudgetSpent } from './catalog-budget.ts';
+import { currentCatalogCaller, type CatalogPriority } from './catalog-caller.ts';
 import { describeNetworkError, parseRetryAfter } from '../http/outbound-errors.ts';
 
 /** Time as the client sees it; tests pass a fake one so no test waits for real seconds. */
@@ -70,37 +74,65 @@ export interface CatalogHttp {
 }
 
 /**
- * Spaces requests so that no one-second window holds more than `perSecond` of them: each request
- * reserves the earliest slot at least a second after the request `perSecond` places before it.
- * Reservations are made synchronously, so concurrent callers get distinct, ordered slots.
+ * Spaces requests so that no one-second window holds more than `perSecond` of them and at most
+ * `maxOpen` are open at once, and decides which waiting request goes next: every waiting
+ * `interactive` one before any `background` one, each kind in the order it asked (catalog-caller.ts).
+ * A request is given its place when it may be sent, not when it asks, so a person's search that
+ * arrives behind a thousand queued background lookups takes the next free slot. Background
+ * requests are also spread evenly (one every 1/`perSecond` s, the same rate): let go in bursts,
+ * they would fill each window at its start, and a person's request would wait for the next window,
+ * up to a second; spread, it waits one spacing at most.
  */
 export function createRateLimiter(perSecond: number, maxOpen: number | undefined, clock: Clock) {
-  const recent: number[] = []; // the last `perSecond` reserved slots, oldest first
+  const sent: number[] = []; // when the last `perSecond` requests were let go, oldest first
+  const spacing = 1000 / perSecond;
+  let lastBackground = Number.NEGATIVE_INFINITY;
   let pausedUntil = 0;
   let open = 0;
-  const waiting: (() => void)[] = [];
+  const waiting: Record<CatalogPriority, (() => void)[]> = { interactive: [], background: [] };
+  /** When the pending wake-up (if any) lets the next request go. */
+  let wakeAt: number | undefined;
 
-  const reserve = (): number => {
-    let slot = Math.max(clock.now(), pausedUntil, recent.at(-1) ?? 0);
-    if (recent.length >= perSecond) slot = Math.max(slot, recent[recent.length - perSecond]! + 1000);
-    recent.push(slot);
-    if (recent.length > perSecond) recent.shift();
-    return slot;
+  /** The earliest time the next request may be sent. */
+  const nextSlot = () => Math.max(clock.now(), pausedUntil, sent.length >= perSecond ? sent[sent.length - perSecond]! + 1000 : 0);
+
+  /** Lets waiting requests go while the rate and the open places allow, then waits for the next slot. */
+  const letGo = () => {
+    while (waiting.interactive.length > 0 || waiting.background.length > 0) {
+      if (maxOpen !== undefined && open >= maxOpen) return; // release() lets the next one go
+      const interactive = waiting.interactive.length > 0;
+      const slot = interactive ? nextSlot() : Math.max(nextSlot(), lastBackground + spacing);
+      const now = clock.now();
+      if (slot > now) {
+        if (wakeAt === undefined || slot < wakeAt) {
+          wakeAt = slot;
+          void clock.sleep(slot - now).then(() => {
+            if (wakeAt === slot) wakeAt = undefined;
+            letGo();
+          });
+        }
+        return;
+      }
+      const next = interactive ? waiting.interactive.shift()! : waiting.background.shift()!;
+      if (!interactive) lastBackground = now;
+      open += 1;
+      sent.push(now);
+      if (sent.length > perSecond) sent.shift();
+      next();
+    }
   };
 
   return {
-    /** Waits for an open-request place and a rate slot; call `release` when the request ends. */
-    async acquire(): Promise<void> {
-      if (maxOpen !== undefined && open >= maxOpen) await new Promise<void>((resolve) => waiting.push(resolve));
-      else open += 1;
-      const wait = reserve() - clock.now();
-      if (wait > 0) await clock.sleep(wait);
+    /** Waits for an open-request place and a rate slot, in `priority`'s turn; call `release` when the request ends. */
+    acquire(priority: CatalogPriority = 'background'): Promise<void> {
+      return new Promise<void>((resolve) => {
+        waiting[priority].push(resolve);
+        letGo();
+      });
     },
     release(): void {
-      const next = waiting.shift();
-      // The freed place passes straight to the next waiter, so `open` stays as it is.
-      if (next) next();
-      else open -= 1;
+      open -= 1;
+      letGo();
     },
     /** Holds every later request until `time` (after a 429 with Retry-After). */
     pauseUntil(time: number): void {
@@ -137,7 +169,10 @@ export function createCatalogHttp(options: CatalogHttpOptions): CatalogHttp {
 
   /** One attempt: the response's status, Retry-After and body text, or a thrown network error. */
   async function attempt(request: CatalogRequest) {
-    await limiter.acquire();
+    // Charged before it waits its turn, so that a burst cannot queue past its budget.
+    const caller = currentCatalogCaller();
+    if (caller.budget && !caller.budget.take()) throw new CatalogBudgetSpent(caller.budget.name);
+    await limiter.acquire(caller.priority);
     const started = performance.now();
     let outcome: CatalogOutcome = 'network_error';
     try {
@@ -183,7 +218,7 @@ export function createCatalogHttp(options: CatalogHttpOptions): CatalogHttp {
           wait = asked === null ? backoff(tries) : Math.min(asked, maxRetryWaitMs);
           if (answer.status === 429) limiter.pauseUntil(clock.now() + wait);
         } catch (error) {
-          if (error instanceof CatalogHttpError) throw error;
+          if (error instanceof CatalogHttpError || error instanceof CatalogBudgetSpent) throw error;
           const name = (error as Error).name;
           status = undefined;
           problem = name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `network error: ${describeNetworkError(error)}`;

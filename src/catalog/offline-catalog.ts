@@ -263,11 +263,11 @@ function indexRecords(records: CatalogRecord[]): CatalogIndex {
  * A provider over the offline file. `refresh` and `listAll` re-read the file, so editing it and
  * syncing updates the library; `lookup` and `search` use the last good read (reading it the first
  * time), so a file broken mid-edit keeps serving what it said before; `resolveId` (the import's
- * pre-pass and the retry of pending imports) reads it again when it changed since it was last read
- * (modification time or size), so ids added to the file are found without waiting for a refresh,
- * and keeps the last good read when the new one is broken. A broken file makes
- * `refresh`/`listAll` throw CatalogFileError, which callers must treat as "no answer", never as
- * "the catalog is now empty".
+ * pre-pass and the retry of pending imports) and `season` (a delivery's missing season) read it
+ * again when it changed since it was last read (modification time or size), so ids added to the
+ * file are found without waiting for a refresh, and keep the last good read when the new one is
+ * broken. A broken file makes `refresh`/`listAll` throw CatalogFileError, which callers must treat
+ * as "no answer", never as "the catalog is now empty".
  */
 export function createOfflineProvider(path: string): OfflineCatalogProvider {
   let lastGood: CatalogIndex | undefined;
@@ -319,6 +319,7 @@ export function createOfflineProvider(path: string): OfflineCatalogProvider {
 
   return {
     name: 'offline',
+    local: true,
     path,
     async lookup(kind, source, externalId) {
       const index = lastGood ?? (await reread());
@@ -346,6 +347,14 @@ export function createOfflineProvider(path: string): OfflineCatalogProvider {
     async resolveId(query) {
       const index = await current();
       return index.byId.get(`${query.kind}:${query.source}:${query.id}`) ?? null;
+    },
+    async season(show, number) {
+      const index = await current();
+      for (const [source, id] of Object.entries(show)) {
+        const record = index.byId.get(`show:${source}:${id}`);
+        if (record?.kind === 'show') return record.episodes.filter((episode) => episode.season === number);
+      }
+      return null;
     },
   };
 }

@@ -135,11 +135,33 @@ export interface RefreshItem {
  */
 export type IdQuery =
   | { kind: MediaKind; source: ItemIdSource; id: number | string }
-  | { kind: 'episode'; source: keyof EpisodeIds; id: number | string };
+  | EpisodeQuery;
+
+/** An episode by one of its own ids. */
+export interface EpisodeQuery {
+  kind: 'episode';
+  source: keyof EpisodeIds;
+  id: number | string;
+}
+
+/** Where a catalog puts an episode it knows by one of the episode's own ids (CatalogProvider.locateEpisode). */
+export interface EpisodeLocation {
+  /** The ids of the episode's show at this catalog: enough to look the show up. */
+  show: ExternalIds;
+  /** The episode as the catalog gives it, carrying the id it was found by. */
+  episode: CatalogEpisode;
+}
 
 export interface CatalogProvider {
   /** Short name for logs and error messages, such as `offline` or `tmdb`. */
   readonly name: string;
+
+  /**
+   * True for a catalog read on this machine (the offline file): asking it sends no request, so its
+   * answers are neither cached nor charged to a budget (catalog-lookups.ts), and it is asked
+   * inline where a network catalog would be queued.
+   */
+  readonly local?: boolean;
 
   /**
    * The record this catalog holds for `source`'s id `externalId`, or null when it does not know
@@ -172,12 +194,30 @@ export interface CatalogProvider {
 
   /**
    * The record `query` names, or null when this catalog does not know it: for an item, its
-   * record (carrying the queried id); for an episode, its show's record with its episodes, the
-   * queried one carrying that id. Only catalogs that can answer such ids have it (the offline
-   * file by every id it holds, TMDB by /find, TheTVDB by episode and remote id, IGDB by Giant
-   * Bomb's id). Throws when the catalog itself fails, as lookup does.
+   * record (carrying the queried id); for an episode (only catalogs without locateEpisode: the
+   * offline file), its show's record with its episodes, the queried one carrying that id. Only
+   * catalogs that can answer such ids have it (the offline file by every id it holds, TMDB by
+   * /find, TheTVDB by remote id, IGDB by Giant Bomb's id). Throws when the catalog itself fails,
+   * as lookup does.
    */
   resolveId?(query: IdQuery): Promise<CatalogRecord | null>;
+
+  /**
+   * Where the episode `query` names sits: its show's ids at this catalog, its season and number,
+   * in one request (TMDB's /find, TheTVDB's /episodes/{id}); null when the catalog does not know
+   * it. The catalog service then fetches the show only when the store lacks it. Throws when the
+   * catalog itself fails.
+   */
+  locateEpisode?(query: EpisodeQuery): Promise<EpisodeLocation | null>;
+
+  /**
+   * The episodes of one season of the show with `show`'s ids, as this catalog has them now (the
+   * offline file's, TMDB's /tv/{id}/season/{n}, TheTVDB's episodes with `season`): what a
+   * delivery of a stored show's missing season asks for, instead of the whole show. Empty when
+   * the catalog has no such season, null when it does not know the show. Throws when the catalog
+   * itself fails.
+   */
+  season?(show: ExternalIds, season: number): Promise<CatalogEpisode[] | null>;
 }
 
 /** True when `record` carries at least one id its kind is matched by (else it cannot be stored). */

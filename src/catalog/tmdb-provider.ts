@@ -2,7 +2,7 @@ import { CatalogHttpError, createCatalogHttp, type CatalogHttpOptions } from './
 import { count, expectObject, httpUrl, localDate, objects, positiveId, text, type JsonObject } from './json-fields.ts';
 import { isImdbId } from './catalog-file-schema.ts';
 import { catalogRuntime } from '../value-bounds.ts';
-import type { CatalogEpisode, CatalogMovie, CatalogProvider, CatalogShow, IdQuery, MediaKind, RefreshItem, SearchOptions } from './provider.ts';
+import type { CatalogEpisode, CatalogMovie, CatalogProvider, CatalogShow, EpisodeLocation, EpisodeQuery, IdQuery, MediaKind, RefreshItem, SearchOptions } from './provider.ts';
 import { refreshEach } from './refresh-each.ts';
 
 /**
@@ -63,7 +63,7 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
     return { kind: 'movie', ids: { tmdb: id }, title, poster: poster(item), overview: text(item.overview), releaseDate: localDate(item.release_date), ...catalogRuntime(item.runtime) };
   };
 
-  async function season(showId: number, number: number): Promise<CatalogEpisode[]> {
+  async function seasonEpisodes(showId: number, number: number): Promise<CatalogEpisode[]> {
     const answer = await get(`/tv/${showId}/season/${number}`);
     return objects(answer?.episodes).flatMap((episode) => {
       const seasonNumber = count(episode.season_number) ?? number;
@@ -87,7 +87,7 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
     const imdb = externalIds?.imdb_id;
     if (isImdbId(imdb)) record.ids.imdb = imdb;
     const seasons = [...new Set(objects(answer.seasons).flatMap((entry) => count(entry.season_number) ?? []))];
-    const episodes = await Promise.all(seasons.map((number) => season(id, number)));
+    const episodes = await Promise.all(seasons.map((number) => seasonEpisodes(id, number)));
     record.episodes = episodes.flat();
     return record;
   }
@@ -99,56 +99,37 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
     return record;
   }
 
-  /** Shows fetched lately for episode references: a TV Time file names ~a hundred episodes of a show. */
-  const recentShows = new Map<number, Promise<CatalogShow | null>>();
-  const recentShowsKept = 100;
-  function recentShow(id: number): Promise<CatalogShow | null> {
-    let found = recentShows.get(id);
-    if (!found) {
-      found = show(id);
-      found.catch(() => recentShows.delete(id));
-      recentShows.set(id, found);
-      if (recentShows.size > recentShowsKept) recentShows.delete(recentShows.keys().next().value!);
-    }
-    return found;
+  /**
+   * /find by an imdb or tvdb id (reference 5a): a show or movie, the record with that id. Episodes
+   * are found by locateEpisode instead, so that the catalog service fetches their show only when
+   * the store lacks it.
+   */
+  async function resolveId(query: IdQuery): Promise<CatalogShow | CatalogMovie | null> {
+    if ((query.source !== 'imdb' && query.source !== 'tvdb') || (query.kind !== 'show' && query.kind !== 'movie')) return null;
+    const answer = await get(`/find/${encodeURIComponent(String(query.id))}`, { external_source: `${query.source}_id` });
+    const id = positiveId(objects(query.kind === 'show' ? answer?.tv_results : answer?.movie_results)[0]?.id);
+    const record = id === undefined ? null : query.kind === 'show' ? await show(id) : await movie(id);
+    if (record) (record.ids as Record<string, unknown>)[query.source] ??= query.id;
+    return record;
   }
 
   /**
-   * /find by an imdb or tvdb id (reference 5a): a show or movie, the record with that id; an
-   * episode, its show's record with the episode carrying the id. A show answered already for
-   * another reference comes back with only that episode (a record leaving episodes out keeps them
-   * stored), so a file of 3 000 references of 20 shows costs ~3 000 /find and 20 shows' fetches.
+   * An episode by its imdb or tvdb id: one /find (reference 5a), whose episode result names its
+   * show's TMDB id, season and number; the episode carries the id it was found by and its own.
    */
-  async function resolveId(query: IdQuery): Promise<CatalogShow | CatalogMovie | null> {
+  async function locateEpisode(query: EpisodeQuery): Promise<EpisodeLocation | null> {
     if (query.source !== 'imdb' && query.source !== 'tvdb') return null;
     const answer = await get(`/find/${encodeURIComponent(String(query.id))}`, { external_source: `${query.source}_id` });
-    const idKey = query.source;
-    if (query.kind === 'show' || query.kind === 'movie') {
-      const id = positiveId(objects(query.kind === 'show' ? answer?.tv_results : answer?.movie_results)[0]?.id);
-      const record = id === undefined ? null : query.kind === 'show' ? await show(id) : await movie(id);
-      if (record) (record.ids as Record<string, unknown>)[idKey] ??= query.id;
-      return record;
-    }
-    if (query.kind !== 'episode') return null;
     const found = objects(answer?.tv_episode_results)[0];
     const showId = positiveId(found?.show_id);
     const season = count(found?.season_number);
     const number = positiveId(found?.episode_number);
     if (showId === undefined || season === undefined || number === undefined) return null;
-    const fresh = !recentShows.has(showId);
-    const record = await recentShow(showId);
-    if (!record) return null;
     const tmdb = positiveId(found!.id);
-    const stored = record.episodes.find((episode) => episode.season === season && episode.number === number);
-    const episode: CatalogEpisode = {
-      season,
-      number,
-      title: stored?.title ?? text(found!.name),
-      airDate: stored?.airDate ?? localDate(found!.air_date),
-      ids: { ...stored?.ids, ...(tmdb === undefined ? {} : { tmdb }), [idKey]: query.id },
+    return {
+      show: { tmdb: showId },
+      episode: { season, number, title: text(found!.name), airDate: localDate(found!.air_date), ids: { ...(tmdb === undefined ? {} : { tmdb }), [query.source]: query.id } },
     };
-    const others = fresh ? record.episodes.filter((other) => other !== stored) : [];
-    return { ...record, ids: { ...record.ids }, episodes: [...others, episode] };
   }
 
   /** The TMDB id of the show TheTVDB knows as `tvdbId`, via /find. */
@@ -191,6 +172,12 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
       return (await Promise.all(kinds.map((wanted) => search(wanted, query, options?.year)))).flat();
     },
     resolveId,
+    locateEpisode,
+    /** One season of a show: /tv/{id}/season/{n}, one request (a /find first for a show known by its tvdb id only). */
+    async season(ids, number) {
+      const id = ids.tmdb ?? (ids.tvdb === undefined ? undefined : await showIdByTvdb(ids.tvdb));
+      return id === undefined ? null : seasonEpisodes(id, number);
+    },
     async refresh(items) {
       const known = items.filter((item) => (item.kind === 'show' && (item.ids.tmdb ?? item.ids.tvdb) !== undefined) || (item.kind === 'movie' && item.ids.tmdb !== undefined));
       return refreshEach('tmdb', known, (item) => (item.kind === 'show' ? lookupShow(item.ids) : movie(item.ids.tmdb!)), options.warn ?? (() => {}));

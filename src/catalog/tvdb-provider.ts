@@ -76,17 +76,19 @@ export function createTvdbProvider(options: TvdbOptions): CatalogProvider {
 
   const withIds = (tvdb: number, tmdb: number | undefined): ExternalIds => (tmdb === undefined ? { tvdb } : { tvdb, tmdb });
 
-  async function episodes(id: number): Promise<CatalogEpisode[]> {
+  /** The series' episodes (of one season when `season` is given), page after page. */
+  async function episodes(id: number, season?: number): Promise<CatalogEpisode[]> {
     const found: CatalogEpisode[] = [];
+    const onlySeason: Record<string, string> = season === undefined ? {} : { season: String(season) };
     for (let page = 0; page < maxEpisodePages; page += 1) {
-      const answer = await get(`/series/${id}/episodes/default`, { page: String(page) });
+      const answer = await get(`/series/${id}/episodes/default`, { page: String(page), ...onlySeason });
       const list = objects(isObject(answer?.data) ? answer.data.episodes : undefined);
       for (const episode of list) {
-        const season = count(episode.seasonNumber);
+        const seasonNumber = count(episode.seasonNumber);
         const number = positiveId(episode.number);
-        if (season === undefined || number === undefined) continue;
+        if (seasonNumber === undefined || number === undefined || (season !== undefined && seasonNumber !== season)) continue;
         const tvdb = positiveId(episode.id);
-        found.push({ season, number, title: text(episode.name), airDate: localDate(episode.aired), ...catalogRuntime(episode.runtime), ...(tvdb === undefined ? {} : { ids: { tvdb } }) });
+        found.push({ season: seasonNumber, number, title: text(episode.name), airDate: localDate(episode.aired), ...catalogRuntime(episode.runtime), ...(tvdb === undefined ? {} : { ids: { tvdb } }) });
       }
       const links = isObject(answer?.links) ? answer.links : {};
       if (list.length === 0 || links.next === null || links.next === undefined) break;
@@ -128,17 +130,8 @@ export function createTvdbProvider(options: TvdbOptions): CatalogProvider {
         return [{ kind: 'show', ids: withIds(id, tmdbIdOf(item.remote_ids)), title, poster: image(item.image_url), overview, episodes: [] }];
       });
     },
-    /**
-     * An episode by its TheTVDB id (TV Time's older exports): /episodes/{id} names its series,
-     * whose record comes with every episode's id; a show by its IMDb id through
-     * /search/remoteid/{id} (reference 5b).
-     */
+    /** A series by its IMDb id through /search/remoteid/{id} (reference 5b). */
     async resolveId(query) {
-      if (query.kind === 'episode' && query.source === 'tvdb') {
-        const answer = await get(`/episodes/${encodeURIComponent(String(query.id))}`);
-        const seriesId = positiveId(isObject(answer?.data) ? answer.data.seriesId : undefined);
-        return seriesId === undefined ? null : series(seriesId);
-      }
       if (query.kind === 'show' && query.source === 'tvdb' && typeof query.id === 'number') return series(query.id);
       if (query.kind === 'show' && query.source === 'imdb') {
         const answer = await get(`/search/remoteid/${encodeURIComponent(String(query.id))}`);
@@ -148,6 +141,25 @@ export function createTvdbProvider(options: TvdbOptions): CatalogProvider {
         return record;
       }
       return null;
+    },
+    /**
+     * An episode by its TheTVDB id (TV Time's older exports, Jellyfin's plugin): /episodes/{id}
+     * names its series, season and number, in one request.
+     */
+    async locateEpisode(query) {
+      if (query.source !== 'tvdb') return null;
+      const answer = await get(`/episodes/${encodeURIComponent(String(query.id))}`);
+      const data = isObject(answer?.data) ? answer.data : undefined;
+      const seriesId = positiveId(data?.seriesId);
+      const season = count(data?.seasonNumber);
+      const number = positiveId(data?.number);
+      const tvdb = positiveId(data?.id);
+      if (seriesId === undefined || season === undefined || number === undefined || tvdb === undefined) return null;
+      return { show: { tvdb: seriesId }, episode: { season, number, title: text(data!.name), airDate: localDate(data!.aired), ids: { tvdb } } };
+    },
+    /** One season's episodes: /series/{id}/episodes/default with `season` (reference 5b), usually one page. */
+    async season(show, number) {
+      return show.tvdb === undefined ? null : episodes(show.tvdb, number);
     },
     async refresh(items) {
       const ids = items.flatMap((item) => (item.kind === 'show' && item.ids.tvdb !== undefined ? [item.ids.tvdb] : []));

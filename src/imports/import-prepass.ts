@@ -4,6 +4,7 @@ import type { ImportDocument } from './sources/import-document.ts';
 import { importCatalogLookups } from '../limits.ts';
 import type { Warner } from '../log.ts';
 import { selectIn } from '../db/bulk-sql.ts';
+import type { CatalogBudget } from '../catalog/catalog-budget.ts';
 import type { CatalogService, TitleQuery } from '../catalog/catalog-service.ts';
 import { storedByTitleAndYear, titleYearKey } from '../catalog/title-match.ts';
 
@@ -22,9 +23,19 @@ import { storedByTitleAndYear, titleYearKey } from '../catalog/title-match.ts';
  *   the transaction's title and year matcher then finds exactly that row. A title some stored row
  *   already has (one: it matches; several: it is ambiguous) is not asked.
  * Bounded per request (importCatalogLookups, ids first, then title searches: the rest stay
- * unmatched and are reported) and a few at a time. A catalog's failure leaves its items unmatched;
+ * unmatched and are reported) and a few at a time, and in catalog requests by the account's import
+ * budget (importBudget: what its imports and their retries may send an hour; past it the rest stay
+ * unmatched, kept and retried like any other). A catalog's failure leaves its items unmatched;
  * the import goes on.
  */
+
+/**
+ * The catalog budget of an account's imports (CatalogService.budget,
+ * AIRDATE_CATALOG_REQUESTS_PER_HOUR), shared by its uploads and the retries of its pending items.
+ */
+export function importBudget(catalog: CatalogService, accountId: number): CatalogBudget | undefined {
+  return catalog.budget(`imports:${accountId}`, `the imports of account ${accountId}`);
+}
 
 /** A title and year to search, unless the id it falls back from (`fallbackFor`) is found first. */
 interface FallbackTitleQuery extends TitleQuery {
@@ -109,8 +120,11 @@ export interface PrepassSummary {
   found: number;
 }
 
-/** Asks the catalogs about `queries` the database does not know yet and stores their answers. */
-export async function resolveUnknownIds(catalog: CatalogService, queries: Map<string, PrepassQuery>, logger?: Warner): Promise<PrepassSummary> {
+/**
+ * Asks the catalogs about `queries` the database does not know yet and stores their answers, the
+ * requests charged to `budget` (importBudget).
+ */
+export async function resolveUnknownIds(catalog: CatalogService, queries: Map<string, PrepassQuery>, logger?: Warner, budget?: CatalogBudget): Promise<PrepassSummary> {
   if (queries.size === 0) return { unknown: 0, asked: 0, found: 0 };
   const all = [...queries.values()];
   const idQueries = all.filter(isIdQuery);
@@ -120,7 +134,7 @@ export async function resolveUnknownIds(catalog: CatalogService, queries: Map<st
   if (unknown.length > asked.length) {
     logger?.warn(`import: ${unknown.length} ids unknown to the catalog, asking about the first ${asked.length} (importCatalogLookups.perRequest)`);
   }
-  const ids = asked.length > 0 ? await catalog.resolveIds(asked, importCatalogLookups.concurrent) : { found: 0 };
+  const ids = asked.length > 0 ? await catalog.resolveIds(asked, importCatalogLookups.concurrent, { budget }) : { found: 0, unasked: 0 };
   // Titles whose item's id is now known (stored before, or just answered) are not searched.
   const fallbacks = titleQueries.flatMap((query) => query.fallbackFor ?? []);
   const stillUnknown = new Set((fallbacks.length > 0 ? await unknownQueries(fallbacks) : []).map(idKey));
@@ -130,6 +144,9 @@ export async function resolveUnknownIds(catalog: CatalogService, queries: Map<st
   if (unknownTitled.length > searched.length) {
     logger?.warn(`import: ${unknownTitled.length} titles unknown to the catalog, searching for ${searched.length} (importCatalogLookups.perRequest, ids first)`);
   }
-  const titles = searched.length > 0 ? await catalog.matchTitles(searched.map(({ kind, title, year }) => ({ kind, title, year })), importCatalogLookups.concurrent) : { found: 0 };
+  const titles = searched.length > 0 ? await catalog.matchTitles(searched.map(({ kind, title, year }) => ({ kind, title, year })), importCatalogLookups.concurrent, { budget }) : { found: 0, unasked: 0 };
+  if (ids.unasked + titles.unasked > 0) {
+    logger?.warn(`import: ${ids.unasked + titles.unasked} ids and titles not asked of the catalogs: ${budget?.name ?? 'the budget'} is spent for now (AIRDATE_CATALOG_REQUESTS_PER_HOUR); they stay unmatched and are retried`);
+  }
   return { unknown: unknown.length + unknownTitled.length, asked: asked.length + searched.length, found: ids.found + titles.found };
 }

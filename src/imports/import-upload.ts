@@ -7,7 +7,7 @@ import { inputLengths } from '../limits.ts';
 import { exceedsLength, shortenText } from '../value-bounds.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import { applyImportDocuments, type ImportCounts, type ImportNote, type ImportSkipped, type ImportUnmatched } from './import-service.ts';
-import { collectIdQueries, resolveUnknownIds, type PrepassQuery } from './import-prepass.ts';
+import { collectIdQueries, importBudget, resolveUnknownIds, type PrepassQuery } from './import-prepass.ts';
 
 /** What an import request answers (besides `ok`). */
 export interface ImportSummary {
@@ -121,7 +121,7 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
     };
   }
 
-  if (props.catalog) await resolveUnknownIds(props.catalog, queries);
+  if (props.catalog) await resolveUnknownIds(props.catalog, queries, undefined, importBudget(props.catalog, props.accountId));
   const result = await applyImportDocuments({ accountId: props.accountId, documents, dryRun: props.dryRun });
   return { imported: result.imported, skipped: [...unread, ...result.skipped], notes: result.notes, unmatched: result.unmatched, dryRun: props.dryRun === true };
 }

@@ -4,7 +4,7 @@ import { pendingImports } from '../limits.ts';
 import type { Warner } from '../log.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import { applyImportDocuments } from './import-service.ts';
-import { collectIdQueries, resolveUnknownIds, type PrepassQuery } from './import-prepass.ts';
+import { collectIdQueries, importBudget, resolveUnknownIds, type PrepassQuery } from './import-prepass.ts';
 import { pendingItemKey, type UnmatchedItem } from './pending-import-store.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 
@@ -87,7 +87,7 @@ async function retryAccount(catalog: CatalogService, accountId: number, now: Dat
   const documents = documentsOf(rows);
   const queries = new Map<string, PrepassQuery>();
   for (const document of documents) collectIdQueries(document, queries);
-  await resolveUnknownIds(catalog, queries, logger);
+  await resolveUnknownIds(catalog, queries, logger, importBudget(catalog, accountId));
   let matched = 0;
   await applyImportDocuments({
     accountId,

@@ -23,7 +23,9 @@ import type { MediaEvent, MediaServerSource } from './sources/media-event.ts';
  *   version moves, feeds and notifications see it), history source `media-server:<source>`; an
  *   item watched less than mediaServerLimits.duplicateWindowMs ago, or watched already, is a
  *   `duplicate` and nothing is written; nothing matched: `unmatched` with the ids seen, kept and
- *   retried when the catalog learns them (retryUnmatchedDeliveries);
+ *   retried when the catalog learns them (retryUnmatchedDeliveries); the catalog requests its
+ *   matching may cause are charged to the connection's budget (match-event.ts), and a delivery
+ *   past it is unmatched for now, its answer says so, and it is kept for the same retry;
  * - marked unplayed: removes the watch only when its latest history entry was recorded by this
  *   source (`removed`), else `ignored`.
  */
@@ -122,7 +124,7 @@ async function decide({ connection, event, catalog }: DeliveryProps, now: Date):
   // The generic body's `unplayed` is a request of its own, not a mark on a server's screen.
   if (manual && event.source !== 'generic' && !connection.manualMarks) return ignored('a manual mark on the server, and manual marks do not count for this connection');
   if (event.kind === undefined) return ignored('not an episode or film');
-  const match = await matchEvent(event, { accountId: connection.accountId, catalog });
+  const match = await matchEvent(event, { accountId: connection.accountId, catalog, budget: catalogBudget(catalog, connection.accountId, connection.source) });
   if (match.items.length === 0) {
     const reason = 'reason' in match ? match.reason : 'nothing matched';
     if (event.action === 'marked-unplayed') return ignored(`unplayed, but ${reason}`);
@@ -131,6 +133,15 @@ async function decide({ connection, event, catalog }: DeliveryProps, now: Date):
   const rule = 'rule' in match ? match.rule : 'item ids';
   if (event.action === 'marked-unplayed') return unplay(connection, match.items, now);
   return record(connection.accountId, connection.source, match.items, rule, watchTime(event, now), now);
+}
+
+/**
+ * The catalog budget of an account's connection to `source` (one per account and source, so the
+ * delivery and its retries share it): the catalog requests its deliveries may cause
+ * (CatalogService.budget, AIRDATE_CATALOG_REQUESTS_PER_HOUR).
+ */
+function catalogBudget(catalog: CatalogService | undefined, accountId: number, source: MediaServerSource) {
+  return catalog?.budget(`media-server:${accountId}:${source}`, `the ${source} connection of account ${accountId}`);
 }
 
 /** What the event named, as the answer and the log show it. */
@@ -245,7 +256,7 @@ export async function retryUnmatchedDeliveries(props: { catalog?: CatalogService
         if (claimed.count === 0) continue;
         summary.tried += 1;
         const event = JSON.parse(row.pending!, (key, value: unknown) => (key === 'at' && typeof value === 'string' ? new Date(value) : value)) as MediaEvent;
-        const match = await matchEvent(event, { accountId, catalog: props.catalog });
+        const match = await matchEvent(event, { accountId, catalog: props.catalog, budget: catalogBudget(props.catalog, accountId, row.source as MediaServerSource) });
         if (match.items.length === 0) continue;
         const outcome = await record(accountId, row.source as MediaServerSource, match.items, 'rule' in match ? match.rule : 'item ids', watchTime(event, row.at), now);
         const answer = { ...(JSON.parse(row.answer) as DeliveryAnswer), ...outcome.answer, seen: undefined, reason: outcome.answer.reason };

@@ -1,3 +1,4 @@
+import type { CatalogBudget } from '../catalog/catalog-budget.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import type { IdQuery } from '../catalog/provider.ts';
 import { db } from '../db/client.ts';
@@ -10,7 +11,12 @@ import type { MediaEvent, MediaIds } from './sources/media-event.ts';
  * 2. the item's own ids through the stored catalog (an episode's own TheTVDB, TMDB and IMDb ids
  *    are kept on every episode row the offline file or a catalog stored: unique, so indexed);
  * 3. when a catalog is at hand, the catalogs' lookup of those ids (the offline file by every id it
- *    holds, TMDB's /find, TheTVDB's episode lookup): their answer is stored, then 1 and 2 again;
+ *    holds, TMDB's /find, TheTVDB's episode lookup): their answer is stored, then 1 and 2 again.
+ *    A show the store holds is never fetched again: its show ids are not looked up, an episode of
+ *    it located by its own id is added to it, and a season (or episode) it lacks is asked for
+ *    alone, in the background (CatalogService.requestSeason), the delivery kept for its retry.
+ *    Lookups are charged to the connection's budget (`budget`); past it the delivery is unmatched
+ *    for now, and says so;
  * 4. episodes: the show's title with season and number, only when exactly one show the account
  *    follows has that title (case-folded); films: the title (and year, when sent) of exactly one
  *    film the account follows.
@@ -37,7 +43,12 @@ export interface MatchProps {
   accountId: number;
   /** Asked (step 3) when given. */
   catalog?: CatalogService;
+  /** The connection's budget of catalog requests (CatalogService.budget); none: unbounded. */
+  budget?: CatalogBudget;
 }
+
+/** Why a catalog could not be asked now (said after the unmatched reason), or undefined. */
+type Later = string | undefined;
 
 const hasAny = (ids: MediaIds | undefined): ids is MediaIds => ids !== undefined && Object.keys(ids).length > 0;
 
@@ -56,28 +67,45 @@ function numbers(event: MediaEvent): number[] | undefined {
 
 async function matchEpisodes(event: MediaEvent, props: MatchProps): Promise<MatchResult> {
   const found = await storedEpisodes(event);
-  if (found) return found;
+  if ('items' in found) return found;
+  let later: Later;
   if (props.catalog) {
     const queries: IdQuery[] = [];
     const own = episodeQuery(event.ids);
     if (own) queries.push(own);
     const show = event.show?.ids;
-    if (hasAny(show) && event.season !== undefined && event.episode !== undefined) {
+    // A stored show's ids are not looked up: that would fetch the whole show again, a request per season.
+    if (found.storedShow === undefined && hasAny(show) && event.season !== undefined && event.episode !== undefined) {
       const source = (['tvdb', 'tmdb', 'imdb'] as const).find((candidate) => show[candidate] !== undefined)!;
       queries.push({ kind: 'show', source, id: show[source]! });
     }
     if (queries.length > 0) {
-      const answer = await props.catalog.resolveIds(queries, 2);
+      const answer = await props.catalog.resolveIds(queries, 2, { budget: props.budget });
       if (answer.found > 0) {
         const again = await storedEpisodes(event);
-        if (again) return { items: again.items, rule: 'catalog lookup' };
+        if ('items' in again) return { items: again.items, rule: 'catalog lookup' };
       }
+      if (answer.unasked > 0) later = spentBudget(props.catalog);
+    }
+    if (found.storedShow !== undefined && event.season !== undefined && later === undefined) {
+      const asked = await props.catalog.requestSeason({ showId: found.storedShow.id, season: event.season, budget: props.budget });
+      if (asked === 'stored') {
+        const again = await storedEpisodes(event);
+        if ('items' in again) return { items: again.items, rule: 'catalog lookup' };
+      }
+      if (asked === 'queued') later = `season ${event.season} of "${found.storedShow.title}" is not stored yet: the catalog is asked for it in the background, and the delivery is kept and retried on the next sync or catalog refresh`;
+      if (asked === 'asked lately') later = `the catalog was asked lately for season ${event.season} of "${found.storedShow.title}" and has no such episode yet; the delivery is kept and retried on the next sync or catalog refresh`;
+      if (asked === 'spent') later = spentBudget(props.catalog);
     }
   }
   const byTitle = await episodesByFollowedTitle(event, props.accountId);
   if (byTitle) return byTitle;
-  return { items: [], reason: unmatchedEpisodeReason(event) };
+  return { items: [], reason: unmatchedEpisodeReason(event) + (later === undefined ? '' : `; unmatched for now: ${later}`) };
 }
+
+/** What a delivery whose lookup the connection's budget stopped is told. */
+const spentBudget = (catalog: CatalogService) =>
+  `this connection's catalog requests (${catalog.requestsPerHour} an hour, shared by its deliveries) are spent, so the catalog was not asked; the delivery is kept and retried on the next sync or catalog refresh`;
 
 function unmatchedEpisodeReason(event: MediaEvent): string {
   const seen: string[] = [];
@@ -99,15 +127,20 @@ function episodeQuery(ids: MediaIds): IdQuery | undefined {
   return source ? { kind: 'episode', source, id: ids[source]! } : undefined;
 }
 
-/** Steps 1 and 2 against stored rows. */
-async function storedEpisodes(event: MediaEvent): Promise<{ items: MatchedItem[]; rule: MatchRule } | undefined> {
+/**
+ * Steps 1 and 2 against stored rows: the matched episodes, or the stored show the show ids name
+ * when it lacks them (step 3 then asks for its season, never for the whole show).
+ */
+async function storedEpisodes(event: MediaEvent): Promise<{ items: MatchedItem[]; rule: MatchRule } | { storedShow?: { id: number; title: string } }> {
   const wanted = numbers(event);
   const showIds = event.show?.ids;
+  let storedShow: { id: number; title: string } | undefined;
   if (hasAny(showIds) && event.season !== undefined && wanted) {
-    const show = await db().show.findFirst({ where: { OR: idConditions(showIds) }, select: { id: true } });
+    const show = await db().show.findFirst({ where: { OR: idConditions(showIds) }, select: { id: true, title: true } });
     if (show) {
       const items = await episodesOf(show.id, event.season, wanted);
       if (items.length > 0) return { items, rule: 'show ids' };
+      storedShow = show;
     }
   }
   const own = idConditions(event.ids);
@@ -123,7 +156,7 @@ async function storedEpisodes(event: MediaEvent): Promise<{ items: MatchedItem[]
       return { items, rule: 'item ids' };
     }
   }
-  return undefined;
+  return { storedShow };
 }
 
 function idConditions(ids: MediaIds): { tvdbId?: number; tmdbId?: number; imdbId?: string }[] {
@@ -173,13 +206,16 @@ async function storedTitle(kind: 'movie' | 'game', ids: MediaIds): Promise<Match
 async function matchTitle(event: MediaEvent, kind: 'movie' | 'game', props: MatchProps): Promise<MatchResult> {
   const stored = await storedTitle(kind, event.ids);
   if (stored) return { items: [stored], rule: 'item ids' };
+  let later: Later;
   if (props.catalog && hasAny(event.ids)) {
     const sources = kind === 'game' ? (['igdb'] as const) : (['tmdb', 'tvdb', 'imdb'] as const);
     const queries = sources.flatMap((source): IdQuery[] => (event.ids[source] !== undefined ? [{ kind, source, id: event.ids[source]! }] : []));
-    if (queries.length > 0 && (await props.catalog.resolveIds(queries, 2)).found > 0) {
+    const answer = queries.length > 0 ? await props.catalog.resolveIds(queries, 2, { budget: props.budget }) : undefined;
+    if (answer && answer.found > 0) {
       const found = await storedTitle(kind, event.ids);
       if (found) return { items: [found], rule: 'catalog lookup' };
     }
+    if (answer && answer.unasked > 0) later = spentBudget(props.catalog);
   }
   if (kind === 'movie' && event.title) {
     const followed = await db().libraryItem.findMany({ where: { accountId: props.accountId, kind: 'movie', followed: true }, select: { movie: { select: { id: true, title: true, releaseDate: true } } } });
@@ -189,5 +225,6 @@ async function matchTitle(event: MediaEvent, kind: 'movie' | 'game', props: Matc
     if (same.length === 1) return { items: [{ kind, id: same[0]!.id, title: same[0]!.title }], rule: 'title' };
   }
   const seen = hasAny(event.ids) ? `ids ${idText(event.ids)}` : 'no ids';
-  return { items: [], reason: `no stored ${kind === 'movie' ? 'film' : 'game'} matches ${seen}${event.title ? ` or the title "${event.title}" among followed ones` : ''}` };
+  const reason = `no stored ${kind === 'movie' ? 'film' : 'game'} matches ${seen}${event.title ? ` or the title "${event.title}" among followed ones` : ''}`;
+  return { items: [], reason: reason + (later === undefined ? '' : `; unmatched for now: ${later}`) };
 }

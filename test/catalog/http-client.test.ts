@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CatalogHttpError, createCatalogHttp, type CatalogHttpOptions } from '../../src/catalog/http-client.ts';
+import { asCatalogCaller } from '../../src/catalog/catalog-caller.ts';
+import { CatalogBudgetSpent, createCatalogBudgets } from '../../src/catalog/catalog-budget.ts';
 import { parseRetryAfter } from '../../src/http/outbound-errors.ts';
 import { deadUrl, startCatalogServer, type Answer } from './support/catalog-server.ts';
 import { fakeClock, stampingFetch } from './support/fake-clock.ts';
@@ -111,7 +113,7 @@ describe('catalog HTTP client: retries', () => {
 });
 
 describe('catalog HTTP client: rate limit', () => {
-  it('sends at most N requests in any one-second window, bursting up to N', async () => {
+  it('sends at most N requests in any one-second window, background ones spread evenly over it', async () => {
     server.setRoute(() => ({ json: {} }));
     const clock = fakeClock();
     const http = createCatalogHttp({ provider: 'igdb', requestsPerSecond: 4, clock, fetch: stampingFetch(clock) });
@@ -120,7 +122,8 @@ describe('catalog HTTP client: rate limit', () => {
     expect(sent).toHaveLength(12);
     sent.sort((a, b) => a - b);
     for (let index = 0; index + 4 < sent.length; index += 1) expect(sent[index + 4]! - sent[index]!).toBeGreaterThanOrEqual(1000);
-    // Per one-second window: a burst of four, three times.
+    // Per one-second window: four, three times, a quarter of a second apart.
+    expect(sent.slice(1).map((time, index) => time - sent[index]!)).toEqual(Array.from({ length: 11 }, () => 250));
     const perWindow = new Map<number, number>();
     for (const time of sent) perWindow.set(Math.floor(time / 1000), (perWindow.get(Math.floor(time / 1000)) ?? 0) + 1);
     expect([...perWindow.entries()]).toEqual([[0, 4], [1, 4], [2, 4]]);
@@ -152,4 +155,42 @@ describe('catalog HTTP client: rate limit', () => {
     expect(received).toBe(total);
     expect(mostOpen).toBe(8);
   });
+
+  it('sends a person’s request before the background requests queued ahead of it, within the same rate', async () => {
+    server.setRoute(() => ({ json: {} }));
+    const clock = fakeClock();
+    const http = createCatalogHttp({ provider: 'tmdb', requestsPerSecond: 1, clock, fetch: stampingFetch(clock) });
+    const background = Array.from({ length: 6 }, (_, index) => http.json({ url: at(`/queued/${index}`) }));
+    const search = asCatalogCaller({ priority: 'interactive' }, () => http.json({ url: at('/queued/search') }));
+    await Promise.all([...background, search]);
+    const sentAt = (path: string) => Number(server.seen(path)[0]!.headers['x-sent-at']) - clock.start;
+    // One a second: the first background request had gone; the search takes the next slot, the
+    // five other background requests the slots after it (it was asked for after all of them).
+    expect(sentAt('/queued/search')).toBe(1000);
+    expect(Array.from({ length: 6 }, (_, index) => sentAt(`/queued/${index}`))).toEqual([0, 2000, 3000, 4000, 5000, 6000]);
+  });
 });
+
+describe('catalog HTTP client: budgets', () => {
+  it('charges each request sent (retries included) to its caller’s budget, and sends none past it', async () => {
+    server.setRoute(script({ status: 500 }, { json: {} }));
+    const clock = fakeClock();
+    const budget = createCatalogBudgets(3, () => clock.now()).of('media-server:1', 'media-server connection 1')!;
+    const http = createCatalogHttp({ provider: 'tmdb', requestsPerSecond: 50, clock, random: () => 0.5 });
+    const before = server.requests.length;
+    // A 500 then its retry: two requests of three.
+    await asCatalogCaller({ priority: 'background', budget }, () => http.json({ url: at('/budget/1') }));
+    await asCatalogCaller({ priority: 'background', budget }, () => http.json({ url: at('/budget/2') }));
+    const refused = await asCatalogCaller({ priority: 'background', budget }, () => http.json({ url: at('/budget/3') })).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(CatalogBudgetSpent);
+    expect((refused as Error).message).toBe('the catalog request budget of media-server connection 1 is spent for now');
+    expect(server.requests.slice(before).map((request) => request.path)).toEqual(['/budget/1', '/budget/1', '/budget/2']);
+    // Another caller, and requests outside any, are not charged to it.
+    await http.json({ url: at('/budget/unbudgeted') });
+    // An hour refills it whole (3 an hour: one every 20 minutes).
+    await clock.sleep(20 * 60_000);
+    await asCatalogCaller({ priority: 'background', budget }, () => http.json({ url: at('/budget/4') }));
+    expect(server.seen(/^\/budget\//).map((request) => request.path).slice(-2)).toEqual(['/budget/unbudgeted', '/budget/4']);
+  });
+});
+

@@ -70,29 +70,42 @@ describe('TMDB provider', () => {
     expect(detail.query.get('api_key')).toBe(key);
   });
 
-  it('resolves shows and movies by imdb or tvdb id, and episodes by theirs, through /find', async () => {
+  it('resolves shows and movies by imdb or tvdb id through /find', async () => {
     const tmdb = provider();
     expect(await tmdb.resolveId!({ kind: 'show', source: 'imdb', id: 'tt9900002' })).toMatchObject({ ids: { tmdb: 990002, tvdb: 9900002, imdb: 'tt9900002' }, title: 'Id Show' });
     expect(server.seen('/find/tt9900002')[0]!.query.get('external_source')).toBe('imdb_id');
     expect(await tmdb.resolveId!({ kind: 'movie', source: 'imdb', id: 'tt0133093' })).toMatchObject({ kind: 'movie', ids: { tmdb: 700002, imdb: 'tt0133093' }, title: 'Id Film' });
     expect(await tmdb.resolveId!({ kind: 'movie', source: 'tvdb', id: 169 })).toMatchObject({ ids: { tmdb: 700002, tvdb: 169 } });
-
-    // An episode: its show with every episode, the asked one carrying the id and its TMDB id.
-    const first = await tmdb.resolveId!({ kind: 'episode', source: 'tvdb', id: 7700002 });
-    expect(first).toMatchObject({ kind: 'show', ids: { tmdb: 990002 }, title: 'Id Show' });
-    expect(first?.kind === 'show' && first.episodes.map((episode) => [episode.number, episode.ids])).toEqual([
-      [1, { tmdb: 990002101 }],
-      [2, { tmdb: 990002102, tvdb: 7700002 }],
-    ]);
-    // Another episode of the same show: one /find, the show is not fetched again.
-    const fetched = server.seen('/tv/990002').length;
-    const second = await tmdb.resolveId!({ kind: 'episode', source: 'imdb', id: 'tt7700001' });
-    expect(second?.kind === 'show' && second.episodes).toEqual([{ season: 1, number: 1, title: 'One', airDate: '2023-01-01', ids: { tmdb: 990002101, imdb: 'tt7700001' } }]);
-    expect(server.seen('/tv/990002').length).toBe(fetched);
-
-    expect(await tmdb.resolveId!({ kind: 'episode', source: 'tvdb', id: 1 })).toBeNull();
-    expect(await tmdb.resolveId!({ kind: 'episode', source: 'tmdb', id: 990002101 })).toBeNull(); // /find has no TMDB source
     expect(await tmdb.resolveId!({ kind: 'game', source: 'giantbomb', id: 5 })).toBeNull();
+    // Episodes are located instead (below): the catalog service fetches their show only when it lacks it.
+    expect(await tmdb.resolveId!({ kind: 'episode', source: 'tvdb', id: 7700002 })).toBeNull();
+  });
+
+  it('locates an episode by its tvdb or imdb id with one /find: its show, season, number and TMDB id', async () => {
+    const tmdb = provider();
+    const before = server.requests.length;
+    expect(await tmdb.locateEpisode!({ kind: 'episode', source: 'tvdb', id: 7700002 })).toEqual({
+      show: { tmdb: 990002 },
+      episode: { season: 1, number: 2, title: 'Two', airDate: '2023-01-08', ids: { tmdb: 990002102, tvdb: 7700002 } },
+    });
+    expect(await tmdb.locateEpisode!({ kind: 'episode', source: 'imdb', id: 'tt7700001' })).toMatchObject({ show: { tmdb: 990002 }, episode: { season: 1, number: 1, ids: { tmdb: 990002101, imdb: 'tt7700001' } } });
+    expect(server.requests.slice(before).map((request) => request.path)).toEqual(['/find/7700002', '/find/tt7700001']);
+    expect(await tmdb.locateEpisode!({ kind: 'episode', source: 'tvdb', id: 1 })).toBeNull();
+    expect(await tmdb.locateEpisode!({ kind: 'episode', source: 'tmdb', id: 990002101 })).toBeNull(); // /find has no TMDB source
+  });
+
+  it('fetches one season with one request (a /find first for a show known by its tvdb id only)', async () => {
+    const tmdb = provider();
+    let before = server.requests.length;
+    expect(await tmdb.season!({ tmdb: 990001, tvdb: 9900001 }, 2)).toEqual([
+      { season: 2, number: 1, title: 'Return', airDate: '2025-01-15', ids: { tmdb: 990001201 } },
+      { season: 2, number: 9, title: 'Episode 9', airDate: null, ids: { tmdb: 990001202 } },
+    ]);
+    expect(server.requests.slice(before).map((request) => request.path)).toEqual(['/tv/990001/season/2']);
+    before = server.requests.length;
+    expect(await tmdb.season!({ tvdb: 9900001 }, 7)).toEqual([]); // a season TMDB does not have
+    expect(server.requests.slice(before).map((request) => request.path)).toEqual(['/find/9900001', '/tv/990001/season/7']);
+    expect(await tmdb.season!({ tvdb: 123 }, 1)).toBeNull();
   });
 
   it('finds a show by its tvdb id through /find', async () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { CatalogBudgetSpent, createCatalogBudgets } from '../../src/catalog/catalog-budget.ts';
+import { asCatalogCaller } from '../../src/catalog/catalog-caller.ts';
 import { createTvdbProvider } from '../../src/catalog/tvdb-provider.ts';
 import { startCatalogServer } from './support/catalog-server.ts';
 import { fakeClock } from './support/fake-clock.ts';
@@ -101,15 +103,44 @@ describe('TheTVDB provider', () => {
     expect(records.map((record) => record.title)).toEqual(['Lonely Show']);
   });
 
-  it('resolves an episode by its id to its series, and a series by its IMDb id', async () => {
+  it('locates an episode by its id with one request, and resolves a series by its IMDb id', async () => {
     const tvdb = provider();
-    const show = await tvdb.resolveId!({ kind: 'episode', source: 'tvdb', id: 349232 });
-    expect(show).toMatchObject({ kind: 'show', ids: { tvdb: 9900001 }, title: 'Fixture Show' });
-    expect(show?.kind === 'show' && show.episodes.find((episode) => episode.ids?.tvdb === 349232)).toMatchObject({ season: 0, number: 1 });
-    expect(server.seen('/episodes/349232')).toHaveLength(1);
-    expect(await tvdb.resolveId!({ kind: 'episode', source: 'tvdb', id: 1 })).toBeNull();
+    await tvdb.search('warm the token up');
+    const before = server.requests.length;
+    expect(await tvdb.locateEpisode!({ kind: 'episode', source: 'tvdb', id: 349232 })).toEqual({
+      show: { tvdb: 9900001 },
+      episode: { season: 0, number: 1, title: 'Holiday Special', airDate: '2024-12-20', ids: { tvdb: 349232 } },
+    });
+    expect(server.requests.slice(before).map((request) => request.path)).toEqual(['/episodes/349232']);
+    expect(await tvdb.locateEpisode!({ kind: 'episode', source: 'tvdb', id: 1 })).toBeNull();
+    expect(await tvdb.locateEpisode!({ kind: 'episode', source: 'imdb', id: 'tt1' })).toBeNull();
     expect(await tvdb.resolveId!({ kind: 'show', source: 'imdb', id: 'tt9900001' })).toMatchObject({ ids: { tvdb: 9900001, imdb: 'tt9900001' } });
     expect(await tvdb.resolveId!({ kind: 'show', source: 'imdb', id: 'tt404' })).toBeNull();
-    expect(await tvdb.resolveId!({ kind: 'episode', source: 'imdb', id: 'tt1' })).toBeNull();
+    expect(await tvdb.resolveId!({ kind: 'episode', source: 'tvdb', id: 349232 })).toBeNull();
+  });
+
+  it('fetches one season’s episodes, asking for that season only', async () => {
+    const tvdb = provider();
+    await tvdb.search('warm the token up');
+    const before = server.requests.length;
+    expect(await tvdb.season!({ tvdb: 9900001, tmdb: 990001 }, 2)).toEqual([
+      { season: 2, number: 1, title: 'Return', airDate: '2025-01-15', ids: { tvdb: expect.any(Number) } },
+      { season: 2, number: 9, title: null, airDate: null, ids: { tvdb: expect.any(Number) } },
+    ]);
+    const asked = server.requests.slice(before);
+    expect(asked.map((request) => [request.path, request.query.get('season'), request.query.get('page')])).toEqual([['/series/9900001/episodes/default', '2', '0']]);
+    expect(await tvdb.season!({ tmdb: 990001 }, 1)).toBeNull(); // no TheTVDB id: nothing to ask
+  });
+
+  it('logs in for every caller waiting, charged to nobody’s budget: a spent budget fails only its own caller’s request', async () => {
+    const tvdb = provider();
+    const spent = createCatalogBudgets(1).of('media-server:1:plex', 'a spent budget')!;
+    expect(spent.take()).toBe(true);
+    const before = fixture.logins.length;
+    // The first caller starts the login; the second waits for the same one.
+    const [mine, theirs] = await Promise.allSettled([asCatalogCaller({ priority: 'background', budget: spent }, () => tvdb.search('lonely')), tvdb.search('lonely')]);
+    expect(mine.status === 'rejected' && mine.reason).toBeInstanceOf(CatalogBudgetSpent);
+    expect(theirs.status === 'fulfilled' && theirs.value.map((show) => show.title)).toEqual(['Lonely Show']);
+    expect(fixture.logins.length - before).toBe(1);
   });
 });

@@ -25,6 +25,7 @@ describe('release engine settings', () => {
       requestsPerMinute: 600,
       liveStreamsPerAccount: 10,
       mediaServerPerMinute: 1_200,
+      catalogRequestsPerHour: 1_000,
       graphql: { maxDepth: 10, maxCost: 20_000, maxAliases: 15, maxDirectives: 20, maxTokens: 2_000 },
     });
   });
@@ -52,6 +53,12 @@ describe('release engine settings', () => {
     expect(problemsOf({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'external,,loopback' }).join()).toMatch(/AIRDATE_WEBHOOK_ALLOWED_HOSTS/);
     expect(problemsOf({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: '10.0.0.0/33' }).join()).toMatch(/AIRDATE_WEBHOOK_ALLOWED_HOSTS/);
     expect(loadConfig({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback, 192.168.1.0/24, ha.lan', AIRDATE_ROLE: 'worker' }).jobs.role).toBe('worker');
+  });
+
+  it('reads AIRDATE_CATALOG_REQUESTS_PER_HOUR (1 000 by default, 0 turns the budgets off) and refuses a bad one', () => {
+    expect(loadConfig({ AIRDATE_CATALOG_REQUESTS_PER_HOUR: '250' }).limits.catalogRequestsPerHour).toBe(250);
+    expect(loadConfig({ AIRDATE_CATALOG_REQUESTS_PER_HOUR: '0' }).limits.catalogRequestsPerHour).toBe(0);
+    for (const bad of ['-1', '1.5', 'many', '1000001']) expect(problemsOf({ AIRDATE_CATALOG_REQUESTS_PER_HOUR: bad }).join()).toMatch(/^AIRDATE_CATALOG_REQUESTS_PER_HOUR: /);
   });
 
   it('reads AIRDATE_ALLOWED_HOSTS (none by default) and refuses an entry that is no host, naming it', () => {

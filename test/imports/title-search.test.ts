@@ -195,12 +195,14 @@ describe('matching by title and year through the catalogs\' search', () => {
     expect((await db().movie.findUniqueOrThrow({ where: { tmdbId: films[2]!.tmdb! } })).title).toBe(`Dune ${base}`);
     expect(await db().watchEvent.count({ where: { accountId: account.id } })).toBe(30 * 3 + (300 - 30 - 30 - 2));
 
-    // Again: the stored films are found without asking; only the unmatched ones are searched again.
+    // Again: the stored films are found without asking, and the unmatched ones are not searched
+    // again either: what TMDB answered them (none, or several) is remembered for a while.
     const again = await upload(app, '/api/import/letterboxd', account.token, { 'letterboxd.zip': file });
     expect(again.status).toBe(200);
     expect(again.json.imported.history).toBe(0);
     expect(again.json.unmatched).toHaveLength(32);
-    expect(tmdb.seen('/search/movie').length - before - 309).toBe(searchesFor(unmatched).size);
+    expect(searchesFor(unmatched).size).toBeGreaterThan(0);
+    expect(tmdb.seen('/search/movie').length - before).toBe(309);
   });
 
   it('matches Grouvee games without ids through IGDB\'s search: one game of that title and year, never two', async () => {

@@ -16,10 +16,10 @@ import { connectedAccount, deliver, deliveriesOf, watched } from './support.ts';
 const folder = mkdtempSync(path.join(tmpdir(), 'airdate-media-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 const catalogFile = path.join(folder, 'catalog.json');
-const show = (tvdb: number, title: string, episodes: number[]) => ({
+const show = (tvdb: number, title: string, episodes: number[], season = 1) => ({
   ids: { tvdb },
   title,
-  episodes: episodes.map((number) => ({ season: 1, number, title: `E${number}`, air_date: '2025-11-07', ids: { tvdb: tvdb * 10 + number } })),
+  episodes: episodes.map((number) => ({ season, number, title: `E${number}`, air_date: '2025-11-07', ids: { tvdb: tvdb * 10 + number } })),
 });
 const writeCatalog = (shows: unknown[]) => writeFileSync(catalogFile, JSON.stringify({ shows, movies: [], games: [] }));
 writeCatalog([show(5100, 'Known At Start', [1])]);
@@ -57,5 +57,18 @@ describe('a catalog’s lookup and the retry of unmatched deliveries', () => {
     expect(row).toMatchObject({ result: 'matched', detail: 'on retry: recorded Not Yet Known S01E03 (by catalog lookup)' });
     const episode = await db().episode.findFirstOrThrow({ where: { tvdbId: 53003 } });
     expect(await watched(account.id)).toEqual([`episode:${episode.id}`]);
+  });
+
+  it('a stored show’s season the store lacks is read from the offline file at once, the show itself left as stored', async () => {
+    const seasonOne = show(5400, 'Grows A Season', [1]);
+    writeCatalog([show(5100, 'Known At Start', [1]), seasonOne]);
+    const account = await connectedAccount(app, 'generic');
+    const delivery = (season: number) => ({ json: { kind: 'episode', show: { title: 'Grows A Season', ids: { tvdb: 5400 } }, season, episode: 1 } });
+    expect((await deliver(app, account.path, delivery(1))).json.result).toBe('matched');
+    // The file learns season 2 (and a new title the show keeps until a refresh of the show).
+    writeCatalog([show(5100, 'Known At Start', [1]), { ...seasonOne, title: 'Grows A Season (renamed)', episodes: [...seasonOne.episodes, ...show(5400, '', [1], 2).episodes.map((episode) => ({ ...episode, ids: { tvdb: 54_021 } }))] }]);
+    expect((await deliver(app, account.path, delivery(2))).json).toMatchObject({ result: 'matched', items: [{ title: 'Grows A Season', season: 2, episode: 1 }] });
+    expect((await deliveriesOf(account.id)).map((row) => row.detail)).toEqual(['recorded Grows A Season S01E01 (by catalog lookup)', 'recorded Grows A Season S02E01 (by catalog lookup)']);
+    expect(await db().show.findUniqueOrThrow({ where: { tvdbId: 5400 }, include: { _count: { select: { episodes: true } } } })).toMatchObject({ title: 'Grows A Season', _count: { episodes: 2 } });
   });
 });

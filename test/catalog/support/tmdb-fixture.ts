@@ -12,6 +12,24 @@ export interface TmdbShow {
   seasons: Record<number, { episode_number: number; name: string; air_date: string | null; runtime?: number | null; id?: number; tvdbId?: number; imdbId?: string }[]>;
 }
 
+/**
+ * A show of `seasons` seasons of `perSeason` episodes (S1E1, S1E2, …, aired 2025-01-01), with the
+ * show's TheTVDB id `tvdbId` and episode n of season s TheTVDB's `episodeTvdb(s, n)` when given
+ * (both answer /find).
+ */
+export function seasonedShow(props: { id: number; name: string; seasons: number; perSeason: number; tvdbId?: number; episodeTvdb?: (season: number, number: number) => number }): TmdbShow {
+  const seasons: TmdbShow['seasons'] = {};
+  for (let season = 1; season <= props.seasons; season += 1) {
+    seasons[season] = Array.from({ length: props.perSeason }, (_, index) => ({
+      episode_number: index + 1,
+      name: `S${season}E${index + 1}`,
+      air_date: '2025-01-01',
+      ...(props.episodeTvdb ? { tvdbId: props.episodeTvdb(season, index + 1) } : {}),
+    }));
+  }
+  return { id: props.id, name: props.name, poster_path: null, overview: '', ...(props.tvdbId === undefined ? {} : { tvdbId: props.tvdbId }), seasons };
+}
+
 export interface TmdbMovie {
   id: number;
   title: string;

@@ -58,11 +58,14 @@ export function tvdbFixture(data: { series: TvdbSeries[] }, apiKey: string, pin?
     if (parts[0] === 'series' && parts[2] === 'episodes' && parts[3] === 'default') {
       if (!series) return { status: 404, json: { status: 'failure', message: 'NotFoundException' } };
       const page = Number(request.query.get('page') ?? '0');
-      const slice = series.episodes.slice(page * pageSize, (page + 1) * pageSize);
-      const more = (page + 1) * pageSize < series.episodes.length;
-      const episodes = slice.map((episode, index) => ({ seriesId: series.id, overview: null, runtime: null, isMovie: 0, ...episode, id: episodeIdOf(series, page * pageSize + index) }));
+      // `season` narrows the list to one season (reference 5b).
+      const season = request.query.get('season');
+      const listed = series.episodes.flatMap((episode, position) => (season === null || String(episode.seasonNumber) === season ? [{ ...episode, id: episodeIdOf(series, position) }] : []));
+      const slice = listed.slice(page * pageSize, (page + 1) * pageSize);
+      const more = (page + 1) * pageSize < listed.length;
+      const episodes = slice.map((episode) => ({ seriesId: series.id, overview: null, runtime: null, isMovie: 0, ...episode }));
       const next = more ? `https://api4.thetvdb.com/v4/series/${series.id}/episodes/default?page=${page + 1}` : null;
-      return { json: { status: 'success', data: { series: { id: series.id, name: series.name }, episodes }, links: { prev: null, self: 'x', next, total_items: series.episodes.length, page_size: pageSize } } };
+      return { json: { status: 'success', data: { series: { id: series.id, name: series.name }, episodes }, links: { prev: null, self: 'x', next, total_items: listed.length, page_size: pageSize } } };
     }
     if (parts[0] === 'search' && request.query.get('type') === 'series') {
       const query = (request.query.get('query') ?? '').toLowerCase();
