@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CatalogHttpError, createCatalogHttp, type CatalogHttpOptions } from '../../src/catalog/http-client.ts';
 import { parseRetryAfter } from '../../src/http/outbound-errors.ts';
-import { deadUrl, startCatalogServer, type Answer } from './support/catalog-server.ts';
+import type { Answer } from './support/catalog-peer.ts';
+import { deadUrl, startCatalogServer } from './support/catalog-server.ts';
 import { fakeClock, stampingFetch } from './support/fake-clock.ts';
 
 /** Answers each request with the next scripted answer (the last one repeats). */
