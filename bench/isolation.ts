@@ -140,15 +140,24 @@ async function runBuild(build: Build, index: number): Promise<Measured[]> {
     const { search: _search, ...withoutSearch } = probes;
     // Warmed up first (the server's code paths compiled, its caches filled), not measured.
     await watchVictim(probes, sleep(2_000), intervalMs);
+    let endedByTimeout = false;
     const phase: ScenarioContext['phase'] = async (scenario, burst, options) => {
-      if (server!.child.exitCode !== null || server!.child.signalCode !== null) {
-        console.log(`  the server ended (${server!.child.exitCode ?? server!.child.signalCode}); its last output:\n${server!.output().slice(-2_000)}\n  starting it again`);
+      if (endedByTimeout || server!.child.exitCode !== null || server!.child.signalCode !== null) {
+        // Killed, it may not have exited yet: its end is waited for before another starts.
+        const code = await server!.stop();
+        const why = endedByTimeout ? 'ended after the timeout' : `ended by itself (${code ?? server!.child.signalCode}); its last output:\n${server!.output().slice(-1_000)}\n `;
+        console.log(`  (the server ${why}; starting it again)`);
         server = await startBuild(build, env, false);
         victim.origin = origin();
+        endedByTimeout = false;
       }
       const mark = tmdb.mark();
+      const onTimeout = () => {
+        endedByTimeout = true;
+        server!.child.kill('SIGKILL');
+      };
       const probing = options?.search ? probes : withoutSearch;
-      return measurePhase(scenario, { pid: server!.child.pid!, probes: probing, intervalMs, timeoutMs, onTimeout: () => server!.child.kill('SIGKILL') }, async () => {
+      return measurePhase(scenario, { pid: server!.child.pid!, probes: probing, intervalMs, timeoutMs, onTimeout }, async () => {
         const line = await burst();
         const { lookups } = tmdb.since(mark);
         return lookups > 0 && !line.includes('catalog requests') ? `${line}; ${lookups} catalog requests` : line;
