@@ -33,6 +33,8 @@ import { run, serverKind, startBenchServer } from './server-process.ts';
  *   victim searches (isolation-catalog.ts);
  * - private: an imported show under an unused TMDB id with a chosen title: does the victim's search
  *   list it?
+ * Each scenario runs on a freshly started server (none inherits the memory or the queues an earlier
+ * one left), warmed up by the victim's probes for 2 s first.
  * For each phase: the victim's p50/p99/max per probe, the server's peak resident memory (VmHWM,
  * reset with clear_refs before the phase) and its memory after, what the burst got back (statuses,
  * time) and the catalog requests it cost. Whatever a build answers (a 500, a 413, a 429) is
@@ -138,19 +140,24 @@ async function runBuild(build: Build, index: number): Promise<Measured[]> {
     // One set of probes for the whole run: the write's toggles go on from where they were.
     const probes = victimProbes(victim, true, 'Bench Show 1');
     const { search: _search, ...withoutSearch } = probes;
-    // Warmed up first (the server's code paths compiled, its caches filled), not measured.
+    // Ends the server and starts it again, then warms it up (its code paths compiled, the victim's
+    // caches filled: not measured). Each scenario starts so, so that none inherits what an earlier
+    // one left (the memory a zip leaves, a stream, a queue); `why` says why when it is not that.
+    const restart = async (why?: string) => {
+      await server!.stop();
+      if (why) console.log(`  (the server ${why}; starting it again)`);
+      server = await startBuild(build, env, false);
+      victim.origin = origin();
+      await watchVictim(probes, sleep(2_000), intervalMs);
+    };
     await watchVictim(probes, sleep(2_000), intervalMs);
     let endedByTimeout = false;
     const phase: ScenarioContext['phase'] = async (scenario, burst, options) => {
-      if (endedByTimeout || server!.child.exitCode !== null || server!.child.signalCode !== null) {
-        // Killed, it may not have exited yet: its end is waited for before another starts.
-        const code = await server!.stop();
-        const why = endedByTimeout ? 'ended after the timeout' : `ended by itself (${code ?? server!.child.signalCode}); its last output:\n${server!.output().slice(-1_000)}\n `;
-        console.log(`  (the server ${why}; starting it again)`);
-        server = await startBuild(build, env, false);
-        victim.origin = origin();
-        endedByTimeout = false;
+      if (endedByTimeout) await restart('was ended after the timeout');
+      else if (server!.child.exitCode !== null || server!.child.signalCode !== null) {
+        await restart(`ended by itself (${server!.child.exitCode ?? server!.child.signalCode}); its last output:\n${server!.output().slice(-1_000)}\n `);
       }
+      endedByTimeout = false;
       const mark = tmdb.mark();
       const onTimeout = () => {
         endedByTimeout = true;
@@ -174,6 +181,7 @@ async function runBuild(build: Build, index: number): Promise<Measured[]> {
     measured.push(await phase('baseline: the victim alone', () => sleep(seconds * 1_000).then(() => 'nothing else runs'), { search: true }));
     for (const name of chosen) {
       try {
+        await restart();
         measured.push(...(await scenarios[name]!(context)));
       } catch (error) {
         // A build that answers something the scenario cannot go on from: said, and the next one runs.
