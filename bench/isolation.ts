@@ -27,7 +27,7 @@ import { run, serverKind, startBenchServer } from './server-process.ts';
  * - streams: 10 live-update streams opened with a session, then sign-out: how many stay open and
  *   keep receiving, and whether the owner's new tab gets 429;
  * - zip: a zip of one 122 MiB JSON entry (about 250 KB), and one of 240 MiB (isolation-uploads.ts);
- * - csv: Letterboxd's watched.csv of 300,000 rows (13 MB), then a Trakt history of 100,000 plays;
+ * - csv: Letterboxd's watched.csv of 300,000 rows (15 MB), then a Trakt history of 100,000 plays;
  * - deliveries: Jellyfin and Plex deliveries of a season neither the store nor the catalog has,
  *   against a fake TMDB this benchmark starts, with the catalog requests each costs, while the
  *   victim searches (isolation-catalog.ts);
@@ -216,17 +216,20 @@ try {
   rmSync(runDir, { recursive: true, force: true });
 }
 
-/** p50 / p99 of a probe in a phase, or a dash where it was not measured. */
+/**
+ * p50 / p99 of a probe in a phase and its number of requests (a stalled probe sends few: its p50 is
+ * then the stall itself), or a dash where it was not measured.
+ */
 function figures(phase: Measured | undefined, probe: (typeof probeNames)[number]): string {
   const times = phase?.victim.get(probe)?.times;
   if (!times || times.length === 0) return '—';
-  const { p50, p99 } = percentiles(times);
+  const { p50, p99, n } = percentiles(times);
   const failed = phase!.victim.get(probe)!.failures.length;
-  return `${p50.toFixed(1)} / ${p99.toFixed(0)} ms${failed > 0 ? ` (${failed} failed)` : ''}`;
+  return `${p50.toFixed(1)} / ${p99.toFixed(0)} ms (${n}${failed > 0 ? `, ${failed} failed` : ''})`;
 }
 const side = (cells: string[]) => cells.join(' → ');
 console.log(`\n${builds.map((build) => build.label).join(' → ')}; ${((performance.now() - started) / 60_000).toFixed(1)} minutes; load average ${load()}\n`);
-console.log(`| scenario | ${probeNames.map((probe) => `victim ${probe} p50 / p99`).join(' | ')} | server peak (after) | burst |`);
+console.log(`| scenario | ${probeNames.map((probe) => `victim ${probe} p50 / p99 (requests)`).join(' | ')} | server peak (after) | burst |`);
 console.log(`|---|${probeNames.map(() => '---|').join('')}---|---|`);
 for (const scenario of new Set(results.flat().map((phase) => phase.scenario))) {
   const phases = results.map((measured) => measured.find((candidate) => candidate.scenario === scenario));
