@@ -11,7 +11,7 @@ const mib = 1024 * 1024;
 /**
  * A zip of one Trakt history file (`trakt-export/watched-history-1.json`) of `sizeMib` MiB: a
  * real-shaped play (trakt-export.ts), then entries of their first field only (`{"id":0}`) to the
- * size. It deflates about 700 to 1 and stays within every documented bound of an upload (50 MB,
+ * size. It deflates about 500 to 1 and stays within every documented bound of an upload (50 MB,
  * 256 MiB uncompressed, one entry), while parsing it makes 14 million objects per 122 MiB. Issue
  * 31's 182 KB zip held 122 MiB (the server went from 198 MB to 1.44 GB), its 350 KB one about
  * twice that.

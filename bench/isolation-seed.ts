@@ -29,8 +29,6 @@ export interface IsolationSeed {
   victim: SeededAccount & { episodes: number[] };
   owner: SeededAccount & { episode: number };
   attacker: SeededAccount & { bulkEpisodes: number[]; longShowId: number; longShowEpisodes: number };
-  /** The delivery show's database id. */
-  deliveryShowId: number;
 }
 
 interface SeededAccount {
@@ -100,7 +98,7 @@ const longShowId = await storeShow({ title: 'Long Show' }, longShowEpisodes, 100
 await follow(attacker.id, [...bulkShowIds, longShowId]);
 const bulkEpisodes = await db().episode.findMany({ where: { showId: { in: bulkShowIds } }, select: { id: true }, orderBy: { id: 'asc' } });
 
-const deliveryShowId = await storeShow(
+await storeShow(
   { title: deliveryShow.title, tmdbId: deliveryShow.tmdb, tvdbId: deliveryShow.tvdb },
   deliveryShow.seasons * deliveryShow.episodesPerSeason,
   deliveryShow.episodesPerSeason,
@@ -111,7 +109,6 @@ const seed: IsolationSeed = {
   victim: { ...victim, episodes: victimEpisodes.map((episode) => episode.id) },
   owner: { ...owner, episode: victimEpisodes[0]!.id },
   attacker: { ...attacker, bulkEpisodes: bulkEpisodes.map((episode) => episode.id), longShowId, longShowEpisodes },
-  deliveryShowId,
 };
 await closeDatabase();
 console.error(`${config.database.kind}: seeded the victim (500 shows × 50 episodes, 100 movies, 100 games), the owner and the attacker (${bulkShows} × ${bulkEpisodesPerShow} + ${longShowEpisodes} episodes) in ${((performance.now() - started) / 1000).toFixed(1)} s`);

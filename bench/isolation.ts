@@ -166,7 +166,7 @@ async function runBuild(build: Build, index: number): Promise<Measured[]> {
       const probing = options?.search ? probes : withoutSearch;
       return measurePhase(scenario, { pid: server!.child.pid!, probes: probing, intervalMs, timeoutMs, onTimeout }, async () => {
         const line = await burst();
-        const { lookups } = tmdb.since(mark);
+        const lookups = tmdb.lookupsSince(mark);
         return lookups > 0 && !line.includes('catalog requests') ? `${line}; ${lookups} catalog requests` : line;
       });
     };
