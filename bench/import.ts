@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { zipSync } from 'fflate';
 import { runCli } from '../test/support/processes.ts';
+import { traktExport } from './trakt-export.ts';
 import { downloadExport, memoryOf, run, serverKind, startBenchServer, step, upload as importFile } from './server-process.ts';
 
 /**
@@ -18,41 +18,9 @@ import { downloadExport, memoryOf, run, serverKind, startBenchServer, step, uplo
  * database); BENCH_SERVER=tsx runs the TypeScript sources under tsx instead of the build.
  */
 const plays = Number(process.env.BENCH_PLAYS ?? 100_000);
-const perFile = 1_000;
-
-/** Play `index`: 90 % episodes of 450 shows × 100 episodes (each watched twice), 10 % movies. */
-function play(index: number) {
-  const at = new Date(Date.UTC(2020, 0, 1) + index * 60_000).toISOString();
-  const ids = (tmdb: number, tvdb: number | null) => ({ imdb: null, plex: { guid: null, slug: `s${tmdb}` }, slug: `s${tmdb}`, tmdb, tvdb, trakt: tmdb });
-  if (index % 10 === 9) {
-    const movie = 5_000_000 + ((index / 10) | 0) % 5_000;
-    return { id: index, watched_at: at, action: 'scrobble', type: 'movie', movie: { ids: ids(movie, null), year: 2019, title: `Movie ${movie}` } };
-  }
-  const episodeIndex = (index - ((index / 10) | 0)) % 45_000;
-  const show = 4_000_000 + ((episodeIndex / 100) | 0);
-  const number = (episodeIndex % 100) + 1;
-  return {
-    id: index,
-    watched_at: at,
-    action: 'watch',
-    type: 'episode',
-    episode: { ids: { imdb: null, plex: { guid: null }, tmdb: show * 1000 + number, tvdb: null, trakt: index }, title: `Episode ${number}`, number: number % 20 || 20, season: Math.ceil(number / 20) },
-    show: { ids: ids(show, show + 1_000_000), year: 2010, title: `Show ${show}`, aired_episodes: 100 },
-  };
-}
-
 function buildExport(): Uint8Array {
-  const files: Record<string, Uint8Array> = {};
-  const encoder = new TextEncoder();
-  // Newest first within and across files, as Trakt writes them.
-  for (let part = 0; part * perFile < plays; part += 1) {
-    const entries = [];
-    for (let index = plays - 1 - part * perFile; index >= Math.max(0, plays - (part + 1) * perFile); index -= 1) entries.push(play(index));
-    files[`trakt-export/watched-history-${part + 1}.json`] = encoder.encode(JSON.stringify(entries));
-  }
-  const uncompressed = Object.values(files).reduce((sum, file) => sum + file.byteLength, 0);
-  const zipped = zipSync(files, { level: 6 });
-  console.log(`export: ${plays} plays in ${Object.keys(files).length} files, ${(uncompressed / 1e6).toFixed(1)} MB JSON, ${(zipped.byteLength / 1e6).toFixed(1)} MB zipped`);
+  const { zipped, files, jsonBytes } = traktExport(plays);
+  console.log(`export: ${plays} plays in ${files} files, ${(jsonBytes / 1e6).toFixed(1)} MB JSON, ${(zipped.byteLength / 1e6).toFixed(1)} MB zipped`);
   return zipped;
 }
 

@@ -45,13 +45,34 @@ export async function step(pid: number, label: string, work: () => Promise<strin
   console.log(`  ${detail}`);
 }
 
-/** Posts `bytes` as one file part to POST /api/import/{source}; returns the answer's `imported`. */
-export async function upload(baseUrl: string, token: string, source: string, fileName: string, bytes: Uint8Array): Promise<unknown> {
+/** What POST /api/import/{source} answered: its status, parsed body and wall time. */
+export interface ImportAnswer {
+  status: number;
+  body: { imported?: unknown; error?: string } & Record<string, unknown>;
+  ms: number;
+}
+
+/** Posts `bytes` as one file part to POST /api/import/{source} and answers whatever came back. */
+export async function postImport(baseUrl: string, token: string, source: string, fileName: string, bytes: Uint8Array): Promise<ImportAnswer> {
   const form = new FormData();
   form.append('file', new File([bytes as BlobPart], fileName));
+  const started = performance.now();
   const response = await fetch(`${baseUrl}/api/import/${source}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-  const body = (await response.json()) as { imported?: unknown };
-  if (response.status !== 200) throw new Error(`import failed: ${response.status} ${JSON.stringify(body)}`);
+  const text = await response.text();
+  const ms = performance.now() - started;
+  let body: ImportAnswer['body'];
+  try {
+    body = JSON.parse(text) as ImportAnswer['body'];
+  } catch {
+    body = { error: text.slice(0, 200) };
+  }
+  return { status: response.status, body, ms };
+}
+
+/** Posts `bytes` as one file part to POST /api/import/{source}; returns the answer's `imported`. */
+export async function upload(baseUrl: string, token: string, source: string, fileName: string, bytes: Uint8Array): Promise<unknown> {
+  const { status, body } = await postImport(baseUrl, token, source, fileName, bytes);
+  if (status !== 200) throw new Error(`import failed: ${status} ${JSON.stringify(body)}`);
   return body.imported;
 }
 

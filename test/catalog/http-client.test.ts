@@ -3,7 +3,8 @@ import { CatalogHttpError, createCatalogHttp, type CatalogHttpOptions } from '..
 import { asCatalogCaller } from '../../src/catalog/catalog-caller.ts';
 import { CatalogBudgetSpent, createCatalogBudgets } from '../../src/catalog/catalog-budget.ts';
 import { parseRetryAfter } from '../../src/http/outbound-errors.ts';
-import { deadUrl, startCatalogServer, type Answer } from './support/catalog-server.ts';
+import type { Answer } from './support/catalog-peer.ts';
+import { deadUrl, startCatalogServer } from './support/catalog-server.ts';
 import { fakeClock, stampingFetch } from './support/fake-clock.ts';
 
 /** Answers each request with the next scripted answer (the last one repeats). */

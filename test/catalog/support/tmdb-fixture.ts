@@ -1,4 +1,4 @@
-import type { Answer, SeenRequest } from './catalog-server.ts';
+import type { Answer, SeenRequest } from './catalog-peer.ts';
 
 /** A show as the fixture TMDB serves it; `seasons` maps season numbers to their episodes. */
 export interface TmdbShow {

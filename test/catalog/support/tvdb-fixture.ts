@@ -1,4 +1,4 @@
-import type { Answer, SeenRequest } from './catalog-server.ts';
+import type { Answer, SeenRequest } from './catalog-peer.ts';
 
 export interface TvdbSeries {
   id: number;
