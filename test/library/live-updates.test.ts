@@ -37,7 +37,7 @@ function open(headers: Record<string, string>) {
 const sameOrigin = (browser: Browser) => ({ cookie: browser.cookie!, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' });
 
 describe('libraryChanged over server-sent events', () => {
-  it("tells an open stream of a change made over REST, and not of another account's", { timeout: 30_000 }, async () => {
+  it("tells an open stream of a change made over REST, and not of another account's", { timeout: 60_000 }, async () => {
     const alice = await signedInPerson(app);
     const bob = await signedInPerson(app);
     const show = await makeShow({ episodes: [{ number: 1, airDate: '2024-01-01' }] });
@@ -77,7 +77,7 @@ describe('libraryChanged over server-sent events', () => {
     await anonymous.close();
   });
 
-  it('holds at most the bound of streams per credential, refuses the next with 429 and a clear message, and frees a place when one closes', { timeout: 30_000 }, async () => {
+  it('holds at most the bound of streams per credential, refuses the next with 429 and a clear message, and frees a place when one closes', { timeout: 60_000 }, async () => {
     const dave = await signedInPerson(app);
     const first = await open(sameOrigin(dave.browser));
     const second = await open(sameOrigin(dave.browser));
