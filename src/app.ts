@@ -80,7 +80,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const catalogs = createCatalogProviders(config, logger, metrics);
   const catalog = createCatalogService(catalogs.providers, logger, { requestsPerHour: config.limits.catalogRequestsPerHour });
   const jobs = createLazyScheduler(config, { catalog, logger, metrics });
-  const live = createLiveUpdates({ logger, pollMs: liveUpdates.pollMs, maxStreamsPerAccount: config.limits.liveStreamsPerAccount });
+  const live = createLiveUpdates({
+    logger,
+    pollMs: liveUpdates.pollMs,
+    maxStreamsPerCredential: config.limits.liveStreamsPerCredential,
+    maxStreamsPerAccount: config.limits.liveStreamsPerAccount,
+  });
   const services = { catalog, jobs, metrics, live, webhooks: { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs } };
   // Counted in the database, shared by every process, on PostgreSQL; per process on SQLite.
   const counters = { pool: postgresCountersPool(), logger, metrics };

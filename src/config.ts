@@ -67,7 +67,8 @@ const environmentSchema = z.object({
   AIRDATE_MAX_JSON_KB: z.coerce.number().int().min(1).max(1024 * 1024).default(256),
   AIRDATE_MAX_UPLOAD_MB: z.coerce.number().int().min(1).max(10 * 1024).default(50),
   AIRDATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(600),
-  AIRDATE_LIVE_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(0).max(1_000).default(10),
+  AIRDATE_LIVE_STREAMS_PER_CREDENTIAL: z.coerce.number().int().min(1).max(1_000).default(10),
+  AIRDATE_LIVE_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(0).max(1_000).default(30),
   AIRDATE_MEDIA_SERVER_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(1_200),
   AIRDATE_CATALOG_REQUESTS_PER_HOUR: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
   AIRDATE_GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(10),
@@ -137,7 +138,12 @@ export interface Config {
     maxJsonBytes: number;
     maxUploadBytes: number;
     requestsPerMinute: number;
-    /** Live update streams (browser tabs) one account may hold open in one process; 0 turns live updates off. */
+    /** Live update streams one credential (a session: one browser's tabs; the API token) may hold open in one process. */
+    liveStreamsPerCredential: number;
+    /**
+     * Live update streams one account may hold open in one process, all its credentials together;
+     * 0 turns live updates off, else at least twice liveStreamsPerCredential.
+     */
     liveStreamsPerAccount: number;
     /** Deliveries per media server connection and minute (src/media-servers); 0 turns the limit off. */
     mediaServerPerMinute: number;
@@ -244,6 +250,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       throw new ConfigError(['AIRDATE_OIDC_ISSUER: must be an https:// URL (plain http only for a provider on this machine: localhost, 127.0.0.1, [::1])']);
     }
   }
+  if (values.AIRDATE_LIVE_STREAMS_PER_ACCOUNT !== 0 && values.AIRDATE_LIVE_STREAMS_PER_ACCOUNT < 2 * values.AIRDATE_LIVE_STREAMS_PER_CREDENTIAL) {
+    // One credential's streams (a leaked token's, a forgotten browser's) must leave the account room for another's.
+    throw new ConfigError([
+      `AIRDATE_LIVE_STREAMS_PER_ACCOUNT: must be 0 (live updates off) or at least twice AIRDATE_LIVE_STREAMS_PER_CREDENTIAL (${values.AIRDATE_LIVE_STREAMS_PER_CREDENTIAL}), so that one session's or token's streams never fill the account's`,
+    ]);
+  }
   const dataDir = path.resolve(values.AIRDATE_DATA_DIR);
   return {
     http: { port: values.PORT, host: values.HOST },
@@ -255,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxJsonBytes: values.AIRDATE_MAX_JSON_KB * 1024,
       maxUploadBytes: values.AIRDATE_MAX_UPLOAD_MB * 1024 * 1024,
       requestsPerMinute: values.AIRDATE_RATE_LIMIT_PER_MINUTE,
+      liveStreamsPerCredential: values.AIRDATE_LIVE_STREAMS_PER_CREDENTIAL,
       liveStreamsPerAccount: values.AIRDATE_LIVE_STREAMS_PER_ACCOUNT,
       mediaServerPerMinute: values.AIRDATE_MEDIA_SERVER_PER_MINUTE,
       catalogRequestsPerHour: values.AIRDATE_CATALOG_REQUESTS_PER_HOUR,

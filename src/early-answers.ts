@@ -6,9 +6,8 @@ import type { RequestContext } from './http/edge.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
 import { checkHost, type HeaderSource } from './http/public-origin.ts';
 import { requestIdFrom, requestIdHeader } from './http/request-id.ts';
-import { HttpError } from './http/responses.ts';
+import { errorStatus, type ErrorStatus } from './http/error-status.ts';
 import type { Revalidate, TokenPlacement } from './http/rest-route.ts';
-import { RateLimitedError } from './errors.ts';
 import { withLogContext, type Logger } from './log.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { BoundRoutes } from './router.ts';
@@ -67,16 +66,20 @@ export function createEarlyAnswers(props: EarlyAnswersProps): AnswerEarly {
     logger.info({ method: request.method, route, status, ms: Math.round(seconds * 10_000) / 10, accountId }, 'request');
   };
 
-  /** An error answer as edge.ts makes it: JSON `{"error"}`, no-store, nosniff, Vary (compression.ts names it on every JSON answer). */
-  const errorHeaders = (body: string, reqId: string, extra: Record<string, string>): Record<string, string> => ({
-    ...extra,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(body)),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    vary: 'Accept-Encoding',
-    [requestIdHeader]: reqId,
-  });
+  /** An error answered as edge.ts answers it: its status and headers (error-status.ts), JSON `{"error"}`, no-store, nosniff, Vary (compression.ts names it on every JSON answer). */
+  const refuse = (request: IncomingMessage, response: ServerResponse, route: string, started: number, accountId: number | undefined, answer: ErrorStatus, reqId: string) => {
+    const body = JSON.stringify({ error: answer.message });
+    const headers = {
+      ...answer.headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      vary: 'Accept-Encoding',
+      [requestIdHeader]: reqId,
+    };
+    finish(request, response, route, started, accountId, answer.status, headers, body);
+  };
 
   async function answer(request: IncomingMessage, response: ServerResponse, path: string, search: string, early: EarlyPath, reqId: string, started: number): Promise<RequestContext | null> {
     const url = new URL(`http://${request.headers.host}${path}${search}`);
@@ -90,9 +93,9 @@ export function createEarlyAnswers(props: EarlyAnswersProps): AnswerEarly {
     try {
       account = await authenticateCredentials(header(request, 'authorization'), url.searchParams.get('token'), early.placement);
     } catch (error) {
-      if (!(error instanceof HttpError)) return {}; // The database failed: the ordinary way answers (and logs) it.
-      const body = JSON.stringify({ error: error.message });
-      finish(request, response, path, started, undefined, error.status, errorHeaders(body, reqId, error.headers), body);
+      const answer = errorStatus(error);
+      if (answer.kind !== 'expected') return {}; // The database failed: the ordinary way answers (and logs) it.
+      refuse(request, response, path, started, undefined, answer, reqId);
       return null;
     }
     const handOn = { preauthenticated: account };
@@ -108,9 +111,9 @@ export function createEarlyAnswers(props: EarlyAnswersProps): AnswerEarly {
     try {
       await accountRate.take(String(account.id));
     } catch (error) {
-      if (!(error instanceof RateLimitedError)) throw error;
-      const body = JSON.stringify({ error: error.message });
-      finish(request, response, path, started, account.id, error.status, errorHeaders(body, reqId, error.headers), body);
+      const answer = errorStatus(error);
+      if (answer.kind !== 'expected') throw error;
+      refuse(request, response, path, started, account.id, answer, reqId);
       return null;
     }
     finish(request, response, path, started, account.id, 304, { ...headers, 'x-content-type-options': 'nosniff', [requestIdHeader]: reqId });
@@ -134,8 +137,7 @@ export function createEarlyAnswers(props: EarlyAnswersProps): AnswerEarly {
       answer(request, response, path, search, early, reqId, started).catch((error: unknown) => {
         // An unexpected failure after the rate limit counted the request: answered as edge.ts does, not again.
         logger.error({ err: error }, `${request.method} ${path} failed`);
-        const body = JSON.stringify({ error: 'internal server error' });
-        finish(request, response, path, started, undefined, 500, errorHeaders(body, reqId, {}), body);
+        refuse(request, response, path, started, undefined, errorStatus(error), reqId);
         return null;
       }),
     ).then((learned) => (learned === null ? null : { ...learned, requestId: reqId }));

@@ -1,32 +1,18 @@
+/** The stable codes of expected failures; src/http/error-status.ts gives each its HTTP status. */
+export const errorCodes = ['BAD_INPUT', 'UNAUTHENTICATED', 'WRONG_CREDENTIALS', 'FORBIDDEN', 'SESSION_REQUIRED', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE', 'RATE_LIMITED', 'BUSY'] as const;
+export type ErrorCode = (typeof errorCodes)[number];
+
 /**
- * Expected failures: typed, with a stable code and the HTTP status the REST facade answers with.
- * The GraphQL schema exposes them through the Pothos errors plugin; anything else is unexpected,
- * masked by Yoga and logged.
+ * Expected failures: typed, with a stable code. The GraphQL schema exposes some as data (the
+ * Pothos errors plugin); thrown, each answers its code's status over REST and GraphQL alike
+ * (src/http/error-status.ts, the one place errors become statuses). Anything else is unexpected:
+ * masked, and logged.
  */
 export abstract class AppError extends Error {
-  abstract readonly code: keyof typeof httpStatusByCode;
-  get status(): number {
-    return httpStatusByCode[this.code];
-  }
-  /** Response headers that go with the status (Retry-After for a rate limit); none by default. */
-  get headers(): Record<string, string> {
-    return {};
-  }
+  abstract readonly code: ErrorCode;
+  /** When the same request may be sent again, in whole seconds (a Retry-After header); undefined: not said. */
+  readonly retryAfterSeconds: number | undefined = undefined;
 }
-
-/** HTTP status of each expected error code; the REST facade maps GraphQL error results with it. */
-export const httpStatusByCode = {
-  BAD_INPUT: 400,
-  UNAUTHENTICATED: 401,
-  WRONG_CREDENTIALS: 401,
-  FORBIDDEN: 403,
-  SESSION_REQUIRED: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  TOO_LARGE: 413,
-  RATE_LIMITED: 429,
-  BUSY: 503,
-} as const;
 
 /** Wrong, missing or out-of-range input (HTTP 400). */
 export class InputError extends AppError {
@@ -62,11 +48,8 @@ export class TooLargeError extends AppError {
 export class RateLimitedError extends AppError {
   override name = 'RateLimitedError';
   readonly code = 'RATE_LIMITED' as const;
-  constructor(readonly retryAfterSeconds: number) {
+  constructor(override readonly retryAfterSeconds: number) {
     super(`too many requests; try again in ${retryAfterSeconds} s`);
-  }
-  override get headers(): Record<string, string> {
-    return { 'retry-after': String(this.retryAfterSeconds) };
   }
 }
 
@@ -77,11 +60,8 @@ export class RateLimitedError extends AppError {
 export class ServiceBusyError extends AppError {
   override name = 'ServiceBusyError';
   readonly code = 'BUSY' as const;
-  constructor(readonly retryAfterSeconds: number) {
+  constructor(override readonly retryAfterSeconds: number) {
     super(`the server is busy; try again in ${retryAfterSeconds} s`);
-  }
-  override get headers(): Record<string, string> {
-    return { 'retry-after': String(this.retryAfterSeconds) };
   }
 }
 
@@ -115,6 +95,21 @@ export class SessionRequiredError extends AppError {
   readonly code = 'SESSION_REQUIRED' as const;
   constructor() {
     super('this operation needs a signed-in session, not an API token');
+  }
+}
+
+/**
+ * An expected failure a GraphQL operation answered as data (a mutation's `InputError`,
+ * `NotFoundError`… with its `code`), raised again by the REST facade, which has no data to answer
+ * with: the same code, the same message, so the same status.
+ */
+export class AnsweredError extends AppError {
+  override name = 'AnsweredError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
   }
 }
 

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { db, unawaitedWrite } from '../db/client.ts';
+import { db, fastReader, unawaitedWrite } from '../db/client.ts';
+import { asEpochMs } from '../db/fast-read.ts';
+import { chunks, prismaListValues } from '../db/limits.ts';
 import { isSecureOrigin, type WebSettings } from '../http/public-origin.ts';
 import { sessionTimes, sessionUserAgentChars } from '../limits.ts';
 import type { AuthenticatedAccount } from '../graphql/context.ts';
@@ -138,10 +140,10 @@ export async function sessionFromRequest(request: Request): Promise<RequestSessi
   if (!row || !safeEqual(row.digest, digest)) return null;
   const now = Date.now();
   const { account } = row;
-  const expired =
-    row.expiresAt.getTime() <= now ||
-    row.lastSeenAt.getTime() + sessionTimes.idleMs <= now ||
-    (account.passwordChangedAt !== null && row.createdAt.getTime() < account.passwordChangedAt.getTime());
+  const expired = sessionEnded(
+    { createdAt: row.createdAt.getTime(), lastSeenAt: row.lastSeenAt.getTime(), expiresAt: row.expiresAt.getTime(), passwordChangedAt: account.passwordChangedAt?.getTime() ?? null },
+    now,
+  );
   if (expired) {
     await db().session.deleteMany({ where: { id: row.id } });
     return null;
@@ -160,8 +162,49 @@ export async function sessionFromRequest(request: Request): Promise<RequestSessi
       calendarVersion: account.calendarVersion,
       catalogVersion: state?.catalogVersion ?? 0,
       summaryProfile: account.summaryProfile,
+      credential: { kind: 'session', sessionId: row.id },
     },
   };
+}
+
+/** A session's times, in epoch milliseconds, and its account's last password change (null: never). */
+interface SessionTimes {
+  createdAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+  passwordChangedAt: number | null;
+}
+
+/** The rule of a session's end at `now`: past its absolute expiry, idle too long, or begun before the password last changed. */
+function sessionEnded(session: SessionTimes, now: number): boolean {
+  return (
+    session.expiresAt <= now ||
+    session.lastSeenAt + sessionTimes.idleMs <= now ||
+    (session.passwordChangedAt !== null && session.createdAt < session.passwordChangedAt)
+  );
+}
+
+/**
+ * Which of `ids` are sessions that still stand at `now` (not signed out, not ended by sign out
+ * everywhere, a password change or a reset, not expired, their account not removed): what a live
+ * update stream opened with a session checks every second (src/library/live-updates.ts). On the
+ * reader, prismaListValues ids a query; nothing is deleted or written here.
+ */
+export async function standingSessionIds(ids: readonly number[], now: number = Date.now()): Promise<Set<number>> {
+  const standing = new Set<number>();
+  for (const part of chunks(ids, prismaListValues)) {
+    const rows = await fastReader().rows(
+      `SELECT s."id", s."createdAt", s."lastSeenAt", s."expiresAt", a."passwordChangedAt"
+       FROM "Session" s JOIN "Account" a ON a."id" = s."accountId"
+       WHERE s."id" IN (${part.map(() => '?').join(', ')})`,
+      part,
+    );
+    for (const [id, createdAt, lastSeenAt, expiresAt, passwordChangedAt] of rows) {
+      const times = { createdAt: asEpochMs(createdAt), lastSeenAt: asEpochMs(lastSeenAt), expiresAt: asEpochMs(expiresAt), passwordChangedAt: passwordChangedAt === null ? null : asEpochMs(passwordChangedAt) };
+      if (!sessionEnded(times, now)) standing.add(Number(id));
+    }
+  }
+  return standing;
 }
 
 /** Ends one session (signing out); no error when it is already gone. */

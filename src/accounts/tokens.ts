@@ -3,6 +3,7 @@ import { decryptSecret, encryptSecret, safeEqual, sha256Hex } from '../keys/cryp
 import { secretKey } from '../keys/secret-key.ts';
 import { generateToken, generateWebhookSecret, isWellFormedToken } from '../keys/token-format.ts';
 import { databaseGeneration, db, fastReader, unawaitedWrite } from '../db/client.ts';
+import { chunks, prismaListValues } from '../db/limits.ts';
 import { NotFoundError } from '../errors.ts';
 import { registerCache } from '../metrics/cache-sizes.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/prisma-errors.ts';
@@ -123,9 +124,24 @@ export async function authenticateToken(token: string): Promise<AuthenticatedAcc
     calendarVersion: Number(calendarVersion),
     catalogVersion: Number(catalogVersion),
     summaryProfile: String(summaryProfile),
+    credential: Object.freeze({ kind: 'token', digest }),
   });
   keep(Number(tokenId), account);
   return account;
+}
+
+/**
+ * Which of `digests` are API tokens now: a regenerated token's old digest is gone, and so is a
+ * removed account's token. What a live update stream opened with a token checks every second
+ * (src/library/live-updates.ts); on the reader, prismaListValues digests a query.
+ */
+export async function currentTokenDigests(digests: readonly string[]): Promise<Set<string>> {
+  const current = new Set<string>();
+  for (const part of chunks(digests, prismaListValues)) {
+    const rows = await fastReader().rows(`SELECT "digest" FROM "ApiToken" WHERE "digest" IN (${part.map(() => '?').join(', ')})`, part);
+    for (const [digest] of rows) current.add(String(digest));
+  }
+  return current;
 }
 
 /** How often `lastUsedAt` is written at most, per token: a write per request would double the cost of every call. */

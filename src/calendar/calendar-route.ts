@@ -3,7 +3,6 @@ import type { GraphQLSchema } from 'graphql';
 // The server adapter's Response class, as in responses.ts: its bytes go to the socket directly.
 import { Response } from '@whatwg-node/fetch';
 import { listLimits } from '../limits.ts';
-import type { Logger } from '../log.ts';
 import { createAccountCache } from '../http/account-cache.ts';
 import { calendarDays, calendarKinds, type CalendarKind } from './calendar-service.ts';
 import { localDate } from '../time/dates.ts';
@@ -55,7 +54,6 @@ interface CalendarParams {
 
 export interface CalendarRouteProps {
   schema: GraphQLSchema;
-  logger: Logger;
 }
 
 let renders = 0;
@@ -78,7 +76,7 @@ export function calendarRenderCount(): number {
  * concurrent requests). HEAD gets the same answer (app.ts drops the body), 304 included.
  */
 export function createCalendarHandler(props: CalendarRouteProps): RestHandler {
-  const { schema, logger } = props;
+  const { schema } = props;
   const operation = prepareOperation(schema, calendarOperation);
   const rendered = createAccountCache<Promise<Buffer>>(cacheCapacity, 'calendar-bodies');
   const writtenEvents = createAccountCache<Map<string, WrittenEvent>>(writtenCapacity, 'calendar-written-events');
@@ -86,7 +84,7 @@ export function createCalendarHandler(props: CalendarRouteProps): RestHandler {
   const render = async (context: GraphQLContext, params: CalendarParams): Promise<Buffer> => {
     renders += 1;
     const variables = { past: params.past, future: params.future, kinds: params.kinds.map((kind) => kind.toUpperCase()) };
-    const data = await runOperation(operation, context, logger, variables);
+    const data = await runOperation(operation, context, variables);
     const { name, events } = data.calendar as { name: string; events: (Omit<IcsEvent, 'kind'> & { kind: string })[] };
     const { id } = context.account;
     const written = new Map<string, WrittenEvent>();
@@ -188,5 +186,5 @@ export const calendarRoute: RestRoute = {
       400: error('A malformed or out-of-range value, a parameter given twice, or an unknown kind.'),
     },
   },
-  handler: ({ schema, logger }) => createCalendarHandler({ schema, logger }),
+  handler: ({ schema }) => createCalendarHandler({ schema }),
 };

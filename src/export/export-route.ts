@@ -36,7 +36,7 @@ export interface ExportRouteProps {
 export function createExportHandler(props: ExportRouteProps): RestHandler {
   const operation = prepareOperation(props.schema, exportOperation);
   return async (_request, context) => {
-    const data = await runOperation(operation, context, props.logger);
+    const data = await runOperation(operation, context);
     const { exportedAt, fileName, account } = data.export as ExportHeadData;
     const body = streamExportBody({
       head: { format: exportFormat, version: exportVersion, exportedAt, account },

@@ -79,12 +79,12 @@ function narrowFeed(name: string, source: string, operation: OpenApiOperation, p
     template: `/api/machine/${name}`,
     auth: 'header-or-query',
     operation,
-    handler({ schema, logger }) {
+    handler({ schema }) {
       const document: PreparedOperation = prepareOperation(schema, source);
       const bodies = createFeedBodies(name, narrowFeedCacheCapacity);
       const handler: RestHandler = async (request, context) =>
         bodies.answer(request, context.account.id, feedCacheKey(context.account), async (generatedAt) => {
-          const data = await runOperation(document, context, logger);
+          const data = await runOperation(document, context);
           return Buffer.from(JSON.stringify(present(data.summary as GraphQLSummary, generatedAt)));
         });
       handler.revalidate = (_search, account, ifNoneMatch) => bodies.notModified(account.id, feedCacheKey(account), ifNoneMatch);
@@ -109,7 +109,7 @@ const summaryRoute: RestRoute = {
       400: error(`\`limit\` is not a whole number from 0 to ${listLimits.feedItems.max}, or given twice.`),
     },
   },
-  handler({ schema, logger }): RestHandler {
+  handler({ schema }): RestHandler {
     const summary = prepareOperation(schema, summaryOperation);
     /** Serialized summaries under the feed cache key and the limit, with their ETags (feed-bodies.ts). */
     const summaryBodies = createFeedBodies('summary', summaryCacheCapacity);
@@ -121,7 +121,7 @@ const summaryRoute: RestRoute = {
     const handler: RestHandler = async (request, context) => {
       const { limit, key } = keyOf(new URL(request.url).searchParams, context.account);
       return summaryBodies.answer(request, context.account.id, key, async (generatedAt) => {
-        const data = await runOperation(summary, context, logger, { first: limit ?? listLimits.feedItems.max });
+        const data = await runOperation(summary, context, { first: limit ?? listLimits.feedItems.max });
         // The profile came with the token; changing it bumps the feed version, so the key holds it.
         const present = context.account.summaryProfile === 'home-assistant' ? presentHomeAssistantSummary : presentSummary;
         // The time the body is made, not the resolver's: the cached bytes and their ETag stay one.

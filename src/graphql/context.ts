@@ -1,6 +1,13 @@
 import type { Config } from '../config.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 
+/**
+ * What a request proved it acts for its account with: a session of the web app (its row id) or
+ * the API token (its digest: a regenerated token keeps its row but not its digest). What lasts
+ * beyond the request (a live update stream) ends when it does (src/library/live-updates.ts).
+ */
+export type Credential = { kind: 'session'; sessionId: number } | { kind: 'token'; digest: string };
+
 /** The account a request acts for, with the versions feed caches are keyed by (accounts/tokens.ts and sessions.ts read it). */
 export interface AuthenticatedAccount {
   id: number;
@@ -14,6 +21,8 @@ export interface AuthenticatedAccount {
   catalogVersion: number;
   /** What GET /api/machine/summary answers (`full` or `home-assistant`), read with the token. */
   summaryProfile: string;
+  /** The session or token the request came with; absent where nothing was presented (commands, jobs). */
+  credential?: Credential;
 }
 
 /**

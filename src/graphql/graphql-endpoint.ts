@@ -2,13 +2,13 @@ import { PothosValidationError } from '@pothos/core';
 import { getOperationAST, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin, YogaLogger, YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { noMetrics, type Metrics } from '../metrics/metrics.ts';
 import { UnauthenticatedError } from '../errors.ts';
 import type { GraphQLContext, WebRequestContext, WebRequestServices } from './context.ts';
 import { anonymousDocumentAccess, anonymousRefusal, refuseCrossSite } from './graphql-access.ts';
 import { graphqlLimitPlugins, limitCodes } from './graphql-limits.ts';
+import { errorStatus } from '../http/error-status.ts';
 import { publicOrigin } from '../http/public-origin.ts';
 import { boundedRequest, parsedBody, preparsedBodyParser } from './graphql-body.ts';
 
@@ -57,7 +57,7 @@ export const noAccount = new Proxy({} as GraphQLContext['account'], {
  * handling by kind — a client's mistake (bad JSON, a wrong method, an unknown field, a variable of
  * the wrong type, a refused limit, an out-of-range argument, an expected AppError) keeps its
  * message and code and its 4xx, and is logged at info; only a real fault becomes "Unexpected
- * error." and is logged as an error, with its stack.
+ * error." (a 500, as over REST) and is logged as an error, with its stack.
  */
 export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpoint {
   const { config, logger, schema, services } = props;
@@ -76,7 +76,7 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
     logging: yogaLogger(logger),
     // Bodies are read under our limits before Yoga sees them (graphql-body.ts).
     maxRequestBodySize: false,
-    plugins: [preparsedBodyParser(), ...graphqlLimitPlugins(config.limits.graphql), logAndCountResults(logger, services.metrics ?? noMetrics)],
+    plugins: [preparsedBodyParser(), ...graphqlLimitPlugins(config.limits.graphql), answeredWithData(), logAndCountResults(logger, services.metrics ?? noMetrics)],
     // The page is ours (graphiql.ts): Yoga's loads its files from a CDN.
     graphiql: false,
     context: ({ account, web }): GraphQLContext => ({ account, services, source: 'graphql', web }),
@@ -113,20 +113,14 @@ export function createGraphQLEndpoint(props: GraphQLEndpointProps): GraphQLEndpo
 /**
  * Yoga's `maskError`: what a client may see of an error. Errors of the request (Yoga's own HTTP
  * and parameter errors, graphql-js syntax, validation and variable errors, our limit refusals)
- * pass as they are. An expected failure inside execution — an AppError of a service, a
- * PothosValidationError of an argument or cursor — keeps its message and gets its code and HTTP
- * status; it is the same error object, so Yoga does not log it as an unexpected one. Anything
- * else is a fault: "Unexpected error." (Yoga logs the original, see yogaLogger).
+ * pass as they are. An error inside execution gets its code and HTTP status from the one rule
+ * (src/http/error-status.ts), as the REST facade answers the same error: an expected failure — an
+ * AppError of a service, a PothosValidationError of an argument or cursor — keeps its message
+ * (the same error object, so Yoga does not log it as an unexpected one); anything else is a fault:
+ * "Unexpected error." and a 500 (Yoga logs the original, see yogaLogger). A partial answer is 200
+ * whatever its errors (answeredWithData).
  */
 function classifyError(error: unknown, message: string): Error {
-  const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
-  if (error instanceof GraphQLError && (cause instanceof AppError || cause instanceof PothosValidationError)) {
-    const [code, status] = cause instanceof AppError ? [cause.code, cause.status] : ['BAD_USER_INPUT', 400];
-    // Yoga answers with the status and headers of the error (Retry-After for a rate limit).
-    const headers = cause instanceof AppError && Object.keys(cause.headers).length > 0 ? { headers: cause.headers } : {};
-    Object.assign(error.extensions, { code, http: { status, spec: false, ...headers } });
-    return error;
-  }
   if (isRequestError(error)) {
     // A malformed request and a refused limit are 400 whatever the Accept header (Yoga marks
     // parse-time errors as answered with 200 to application/json clients, like syntax errors).
@@ -134,16 +128,51 @@ function classifyError(error: unknown, message: string): Error {
     if (http && alwaysBadRequest.has(String(error.extensions.code))) http.spec = false;
     return error;
   }
-  return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  const answer = errorStatus(error);
+  // `spec: false`: the status whatever the Accept header (Yoga would answer 200 to application/json).
+  const http = { status: answer.status, spec: false, ...(Object.keys(answer.headers).length > 0 ? { headers: answer.headers } : {}) };
+  if (answer.kind !== 'expected') {
+    // Where it failed stays (the path and the place in the document); what failed does not.
+    const where = error instanceof GraphQLError ? { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path } : {};
+    return new GraphQLError(message, { ...where, extensions: { code: answer.code, http } });
+  }
+  if (!(error instanceof GraphQLError)) return new GraphQLError(answer.message, { extensions: { code: answer.code, http } });
+  Object.assign(error.extensions, { code: answer.code, http });
+  return error;
 }
 
 const alwaysBadRequest = new Set<string>(['BAD_REQUEST', ...Object.values(limitCodes)]);
 
-/** A GraphQLError that does not wrap a thrown exception (Yoga's isOriginalGraphQLError). */
+/**
+ * A GraphQLError that does not wrap a thrown exception (Yoga's isOriginalGraphQLError), nor is
+ * a PothosValidationError (itself a GraphQLError) an argument's check threw during execution.
+ */
 function isRequestError(error: unknown): error is GraphQLError {
-  if (!(error instanceof GraphQLError)) return false;
+  if (!(error instanceof GraphQLError) || error instanceof PothosValidationError) return false;
   return error.originalError == null || isRequestError(error.originalError);
 }
+
+/**
+ * The status of an executed operation's answer that carries data: 200, whatever its errors. GraphQL
+ * over HTTP requires it for both media types (a partial answer is a success: what could be answered
+ * was, and `errors` says what could not), so the status classifyError gave each error stands only
+ * when `data` is null: then the answer takes the highest, a fault's 500 above any expected one's.
+ */
+function answeredWithData(): Plugin {
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || isAsyncIterable(result) || result.data == null || !result.errors?.length) return;
+      const errors = result.errors.map((error) => {
+        if (!(error instanceof GraphQLError) || !error.extensions.http) return error;
+        const { http: _status, ...extensions } = error.extensions;
+        return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions });
+      });
+      setResult({ ...result, errors });
+    },
+  };
+}
+
+const isAsyncIterable = (value: object): value is AsyncIterable<unknown> => Symbol.asyncIterator in value;
 
 /**
  * Yoga's logger on ours. Yoga logs at `error` only what maskError replaced (a real fault): that

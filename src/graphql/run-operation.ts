@@ -1,8 +1,6 @@
 import { parse, validate, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { httpStatusByCode } from '../errors.ts';
-import { HttpError } from '../http/responses.ts';
-import type { Logger } from '../log.ts';
+import { AnsweredError, errorCodes, type ErrorCode } from '../errors.ts';
 import type { GraphQLContext } from './context.ts';
 
 /** An operation of the REST facade, validated and compiled once. */
@@ -24,32 +22,24 @@ export function prepareOperation(schema: GraphQLSchema, source: string): Prepare
 }
 
 /**
- * Runs a prepared operation with an authenticated context and returns its data. GraphQL errors
- * without a cause are input coercion failures (400); anything thrown by a resolver is unexpected
- * here (expected failures come back as data), so it is logged and answered with a generic 500.
+ * Runs a prepared operation with an authenticated context and returns its data. The first error
+ * of a result is thrown as what it is (a coercion error of the variables, an AppError a resolver
+ * threw, an unexpected fault): the edge answers it with its status (src/http/error-status.ts), as
+ * /graphql does the same error, and logs a fault with its stack.
  */
-export async function runOperation(
-  operation: PreparedOperation,
-  context: GraphQLContext,
-  logger: Logger,
-  variableValues: Record<string, unknown> = {},
-): Promise<Record<string, unknown>> {
+export async function runOperation(operation: PreparedOperation, context: GraphQLContext, variableValues: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   const result = await operation.query(undefined, context, variableValues);
   const [error] = result.errors ?? [];
-  if (error) {
-    if (!error.originalError) throw new HttpError(400, error.message);
-    logger.error({ err: error.originalError }, 'REST operation failed');
-    throw new HttpError(500, 'internal server error');
-  }
-  if (!result.data) throw new HttpError(500, 'internal server error');
+  if (error) throw error.originalError ?? error;
+  if (!result.data) throw new Error('the REST operation answered no data and no error');
   return result.data as Record<string, unknown>;
 }
 
 /**
  * A mutation's result union as the REST facade answers it: an expected error (`InputError`,
- * `NotFoundError`, … with their `code`) becomes the HttpError of that code's status.
+ * `NotFoundError`, … with their `code`) is raised again, to be answered with its code's status.
  */
 export function throwIfError(result: unknown, fallbackMessage: string): void {
-  const value = result as { message?: string; code?: keyof typeof httpStatusByCode };
-  if (value.code !== undefined) throw new HttpError(httpStatusByCode[value.code] ?? 400, value.message ?? fallbackMessage);
+  const value = result as { message?: string; code?: ErrorCode };
+  if (value.code !== undefined) throw new AnsweredError(errorCodes.includes(value.code) ? value.code : 'BAD_INPUT', value.message ?? fallbackMessage);
 }

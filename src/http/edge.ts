@@ -1,11 +1,11 @@
 import type { Config } from '../config.ts';
 import type { AuthenticatedAccount } from '../graphql/context.ts';
-import { AppError } from '../errors.ts';
 import { withLogContext, type LogContext, type Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { createCompression } from './compression.ts';
 import { checkHost, clientAddress } from './public-origin.ts';
 import { requestIdOf, withRequestId } from './request-id.ts';
+import { errorStatus } from './error-status.ts';
 import { errorResponse, HttpError } from './responses.ts';
 
 /** What the server knows of a request beyond the request itself. */
@@ -63,20 +63,13 @@ export function createEdge(props: EdgeProps): (request: Request, context?: Reque
       checkHost(request, web, url);
       response = await route(request, url, clientAddress(request, web, context.clientAddress), exchange);
     } catch (error) {
-      if (error instanceof HttpError) {
-        response = errorResponse(error.status, error.message, error.headers);
-      } else if (error instanceof AppError) {
-        // An expected failure a route's own code ran into (a service's validation): its status.
-        response = errorResponse(error.status, error.message, error.headers);
-      } else if (request.signal.aborted && (error as Error | undefined)?.name === 'AbortError') {
-        // The connection closed before the answer (the client left, or the server refused the
-        // rest of a malformed body): work for it was cancelled, nobody reads this.
-        logger.info(`${request.method} ${exchange.route}: the connection closed before the request was answered`);
-        response = errorResponse(400, 'the connection closed before the request was answered');
-      } else {
-        logger.error({ err: error }, `${request.method} ${exchange.route} failed`);
-        response = errorResponse(500, 'internal server error');
-      }
+      // Its status, by the one rule (error-status.ts): the REST operations' errors, the routes'
+      // own, the refusals of the router. A closed connection (the client left, or the server
+      // refused the rest of a malformed body) cancelled the work: nobody reads this answer.
+      const answer = errorStatus(error, { aborted: request.signal.aborted });
+      if (answer.kind === 'fault') logger.error({ err: error }, `${request.method} ${exchange.route} failed`);
+      if (answer.kind === 'aborted') logger.info(`${request.method} ${exchange.route}: ${answer.message}`);
+      response = errorResponse(answer.status, answer.message, answer.headers);
     }
     // An answer that says nothing of its caching is kept by no cache: /graphql, the writes, the
     // imports, the errors. Those that may be kept say so themselves: the web app's files, the API

@@ -4,6 +4,7 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { httpLimits, type HttpLimits } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import type { RequestContext } from './edge.ts';
+import { parserErrorStatus } from './error-status.ts';
 import { checkRequestTarget, quotedPath } from './request-target.ts';
 import { requestIdFrom, requestIdHeader } from './request-id.ts';
 
@@ -104,7 +105,7 @@ export function createHttpServer(app: ServedApp, limits: HttpLimits = httpLimits
   const answered = new WeakSet<Duplex>();
   server.on('clientError', (error: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => {
     if (answered.has(socket)) return;
-    const [status, message] = parserRefusal(error, limits);
+    const { status, message } = parserErrorStatus(error, limits);
     const drop = () => {
       logger.info(`dropped a connection Node's HTTP parser could not go on with (${error.code ?? 'no code'}): ${message}`);
       socket.destroy();
@@ -135,21 +136,6 @@ export function createHttpServer(app: ServedApp, limits: HttpLimits = httpLimits
 interface Exchange {
   request: IncomingMessage;
   response: ServerResponse;
-}
-
-/** Status and message for an error of Node's HTTP parser (the cases Node itself tells apart). */
-function parserRefusal(error: NodeJS.ErrnoException & { reason?: string }, limits: HttpLimits): [number, string] {
-  switch (error.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return [431, `request line and headers are over ${limits.requestHeaderBytes} bytes`];
-    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return [413, 'chunk extensions are too large'];
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, `the request was not received within ${limits.requestTimeoutMs / 1000} s (its headers within ${limits.headersTimeoutMs / 1000} s)`];
-    default:
-      // llhttp's reason names the rule broken ("Invalid method encountered"), never the bytes sent.
-      return [400, `malformed HTTP request${error.reason ? `: ${error.reason}` : ''}`];
-  }
 }
 
 const jsonType = 'application/json; charset=utf-8';

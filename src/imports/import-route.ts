@@ -58,7 +58,7 @@ export function createImportHandler(props: ImportRouteProps): (source: ImportSou
     const dryRun = queryParameter(query, 'dryRun', dryRunSchema, 'dryRun must be given once') ?? false;
     const timeZone = queryParameter(query, 'timeZone', importTimeZoneSchema, 'timeZone must be given once') ?? null;
     const files = await readUploadedFiles(request, props.maxUploadBytes);
-    const data = await runOperation(operation, context, props.logger, { source: source.toUpperCase(), files, dryRun, timeZone });
+    const data = await runOperation(operation, context, { source: source.toUpperCase(), files, dryRun, timeZone });
     throwIfError(data.importLibrary, 'import failed');
     const { imported, skipped, notes, unmatched } = (data.importLibrary as { data: ImportData }).data;
     const report: z.input<typeof importReportSchema> = {

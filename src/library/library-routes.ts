@@ -26,11 +26,11 @@ function libraryWrite(name: 'watched' | 'follow', summary: string, body: typeof 
       requestBody: { required: true, content: jsonContent(body) },
       responses: { 200: { description: 'Done.', content: jsonContent(okSchema) }, ...jsonWrite, 404: error('No item of that kind has this id.') },
     },
-    handler({ schema, logger, limits }) {
+    handler({ schema, limits }) {
       const operation = prepareOperation(schema, mutation);
       return async (request, context) => {
         const input = parseInput(body, await readJsonBody(request, limits.maxJsonBytes));
-        const data = await runOperation(operation, context, logger, { input: { ...input, kind: input.kind.toUpperCase() } });
+        const data = await runOperation(operation, context, { input: { ...input, kind: input.kind.toUpperCase() } });
         throwIfError(data[field], 'request failed');
         return okResponse();
       };

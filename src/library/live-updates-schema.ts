@@ -25,14 +25,19 @@ builder.subscriptionField('libraryChanged', (t) =>
     description:
       "An event each time the viewer's library, settings or the catalog changed, whoever changed it, within a second or so. Over " +
       'server-sent events (GET or POST /graphql with `Accept: text/event-stream`), with a comment line every 12 s to keep proxies from ' +
-      'closing it. With the session cookie, only from a page of this site; a bounded number of streams per account (docs/web-app.md).',
+      'closing it. With the session cookie, only from a page of this site; a bounded number of streams per session or token and per ' +
+      'account (docs/web-app.md). The stream ends when the session or token that opened it does (sign-out, a password change, a ' +
+      'regenerated token).',
     subscribe: (_root, _args, context) => {
       const live = context.services.live;
       if (!live) throw new Error('live updates are not served here');
       if (context.web?.via === 'session' && !comesFromOwnPage(context.web.request, context.web.settings)) {
         throw new ForbiddenError('a live update stream opened with the session cookie must come from a page of this site');
       }
-      return live.open(context.account.id);
+      const { credential } = context.account;
+      // Every request /graphql authenticated carries one; nothing else subscribes.
+      if (!credential) throw new Error('a live update stream needs the session or token it was opened with');
+      return live.open(context.account.id, credential);
     },
     resolve: (change) => change,
   }),

@@ -4,7 +4,8 @@ import { Response } from '@whatwg-node/fetch';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { Config } from '../config.ts';
 import { checkHost } from '../http/public-origin.ts';
-import { errorResponse, HttpError } from '../http/responses.ts';
+import { errorStatus } from '../http/error-status.ts';
+import { errorResponse } from '../http/responses.ts';
 import type { Logger } from '../log.ts';
 import { createMetrics, noMetrics, type GaugeSource, type Metrics } from './metrics.ts';
 
@@ -43,8 +44,9 @@ export function createAppMetrics(config: Pick<Config, 'metrics' | 'web'>, logger
       try {
         checkHost(request, config.web);
       } catch (error) {
-        if (error instanceof HttpError) return errorResponse(error.status, error.message);
-        throw error;
+        const answer = errorStatus(error);
+        if (answer.kind !== 'expected') throw error;
+        return errorResponse(answer.status, answer.message, answer.headers);
       }
       return handler(request);
     },

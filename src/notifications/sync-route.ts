@@ -26,13 +26,13 @@ export const syncRoute: RestRoute = {
     requestBody: { required: false, content: jsonContent(syncBodySchema) },
     responses: { 200: { description: 'Queued.', content: jsonContent(okSchema) }, ...jsonWrite },
   },
-  handler({ schema, logger, limits }) {
+  handler({ schema, limits }) {
     const operation = prepareOperation(schema, syncOperation);
     return async (request, context) => {
       // The body is optional and carries nothing; when one is sent it must still be a JSON object.
       const body = await readJsonBody(request, limits.maxJsonBytes, { allowEmpty: true });
       if (body !== undefined) parseInput(syncBodySchema, body);
-      await runOperation(operation, context, logger);
+      await runOperation(operation, context);
       return okResponse();
     };
   },

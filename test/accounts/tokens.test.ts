@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { initSecretKey } from '../../src/keys/secret-key.ts';
+import { sha256Hex } from '../../src/keys/crypto.ts';
 import { generateToken, isWellFormedToken } from '../../src/keys/token-format.ts';
 import { closeDatabase, db, openDatabase, queryCounter, settleUnawaitedWrites } from '../../src/db/client.ts';
 import { NotFoundError } from '../../src/errors.ts';
@@ -105,7 +106,7 @@ describe('regenerateToken', () => {
 });
 
 describe('authenticateToken', () => {
-  it('returns the account with its feed, calendar and catalog versions', async () => {
+  it('returns the account with its feed, calendar and catalog versions, and the token it came with by its digest', async () => {
     const account = await makeAccount();
     await db().account.update({ where: { id: account.id }, data: { feedVersion: 7, calendarVersion: 3, timezone: 'Europe/Berlin' } });
     const token = await showToken({ accountId: account.id });
@@ -119,6 +120,7 @@ describe('authenticateToken', () => {
       calendarVersion: 3,
       catalogVersion: 0,
       summaryProfile: 'full',
+      credential: { kind: 'token', digest: sha256Hex(token) },
     });
     await db().serverState.create({ data: { id: 1, catalogVersion: 42 } });
     expect((await authenticateToken(token))?.catalogVersion).toBe(42);

@@ -23,7 +23,8 @@ describe('release engine settings', () => {
       maxJsonBytes: 256 * 1024,
       maxUploadBytes: 50 * 1024 * 1024,
       requestsPerMinute: 600,
-      liveStreamsPerAccount: 10,
+      liveStreamsPerCredential: 10,
+      liveStreamsPerAccount: 30,
       mediaServerPerMinute: 1_200,
       catalogRequestsPerHour: 1_000,
       graphql: { maxDepth: 10, maxCost: 20_000, maxAliases: 15, maxDirectives: 20, maxTokens: 2_000 },
@@ -50,6 +51,7 @@ describe('release engine settings', () => {
     expect(problemsOf({ AIRDATE_LIVE_STREAMS_PER_ACCOUNT: '-1' }).join()).toMatch(/AIRDATE_LIVE_STREAMS_PER_ACCOUNT/);
     expect(problemsOf({ AIRDATE_LIVE_STREAMS_PER_ACCOUNT: '1001' }).join()).toMatch(/AIRDATE_LIVE_STREAMS_PER_ACCOUNT/);
     expect(loadConfig({ AIRDATE_LIVE_STREAMS_PER_ACCOUNT: '0' }).limits.liveStreamsPerAccount).toBe(0);
+    expect(problemsOf({ AIRDATE_LIVE_STREAMS_PER_CREDENTIAL: '0' }).join()).toMatch(/AIRDATE_LIVE_STREAMS_PER_CREDENTIAL/);
     expect(problemsOf({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'external,,loopback' }).join()).toMatch(/AIRDATE_WEBHOOK_ALLOWED_HOSTS/);
     expect(problemsOf({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: '10.0.0.0/33' }).join()).toMatch(/AIRDATE_WEBHOOK_ALLOWED_HOSTS/);
     expect(loadConfig({ AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback, 192.168.1.0/24, ha.lan', AIRDATE_ROLE: 'worker' }).jobs.role).toBe('worker');
@@ -59,6 +61,17 @@ describe('release engine settings', () => {
     expect(loadConfig({ AIRDATE_CATALOG_REQUESTS_PER_HOUR: '250' }).limits.catalogRequestsPerHour).toBe(250);
     expect(loadConfig({ AIRDATE_CATALOG_REQUESTS_PER_HOUR: '0' }).limits.catalogRequestsPerHour).toBe(0);
     for (const bad of ['-1', '1.5', 'many', '1000001']) expect(problemsOf({ AIRDATE_CATALOG_REQUESTS_PER_HOUR: bad }).join()).toMatch(/^AIRDATE_CATALOG_REQUESTS_PER_HOUR: /);
+  });
+
+  it('reads the live update bounds, and refuses an account bound one credential could fill', () => {
+    expect(loadConfig({ AIRDATE_LIVE_STREAMS_PER_CREDENTIAL: '3', AIRDATE_LIVE_STREAMS_PER_ACCOUNT: '6' }).limits).toMatchObject({ liveStreamsPerCredential: 3, liveStreamsPerAccount: 6 });
+    // Live updates off needs no credential bound to agree with it.
+    expect(loadConfig({ AIRDATE_LIVE_STREAMS_PER_CREDENTIAL: '50', AIRDATE_LIVE_STREAMS_PER_ACCOUNT: '0' }).limits.liveStreamsPerAccount).toBe(0);
+    // Under twice the credential's bound, one leaked token's streams could leave the owner's browsers nothing.
+    expect(problemsOf({ AIRDATE_LIVE_STREAMS_PER_ACCOUNT: '19' })).toEqual([
+      'AIRDATE_LIVE_STREAMS_PER_ACCOUNT: must be 0 (live updates off) or at least twice AIRDATE_LIVE_STREAMS_PER_CREDENTIAL (10), so that one session\'s or token\'s streams never fill the account\'s',
+    ]);
+    expect(problemsOf({ AIRDATE_LIVE_STREAMS_PER_CREDENTIAL: '4', AIRDATE_LIVE_STREAMS_PER_ACCOUNT: '7' }).join()).toMatch(/twice AIRDATE_LIVE_STREAMS_PER_CREDENTIAL \(4\)/);
   });
 
   it('reads AIRDATE_ALLOWED_HOSTS (none by default) and refuses an entry that is no host, naming it', () => {
