@@ -79,9 +79,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   initSessions(config.web);
   const catalogs = createCatalogProviders(config, logger, metrics);
   const catalog = createCatalogService(catalogs.providers, logger);
-  const jobs = createLazyScheduler(config, { catalog, logger, metrics });
+  const webhooks = { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs };
+  const jobs = createLazyScheduler(config, { services: { catalog, webhooks, logger, metrics } });
   const live = createLiveUpdates({ logger, pollMs: liveUpdates.pollMs, maxStreamsPerAccount: config.limits.liveStreamsPerAccount });
-  const services = { catalog, jobs, metrics, live, webhooks: { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs } };
+  const services = { catalog, jobs, metrics, live, webhooks };
   // Counted in the database, shared by every process, on PostgreSQL; per process on SQLite.
   const counters = { pool: postgresCountersPool(), logger, metrics };
   const signInLimiter = createSignInLimiter(counters);

@@ -47,6 +47,11 @@ declare module '../graphql/context.ts' {
     catalog: CatalogService;
   }
 }
+declare module '../jobs/job-definition.ts' {
+  interface JobServices {
+    catalog: CatalogService;
+  }
+}
 
 export interface CatalogService {
   /**

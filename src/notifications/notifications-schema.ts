@@ -3,6 +3,7 @@ import { listLimits } from '../limits.ts';
 import { builder } from '../graphql/builder.ts';
 import { writeErrors } from '../graphql/errors.ts';
 import { connectionComplexity, listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts';
+import { accountSyncJob, redeliverNotification } from './release-jobs.ts';
 
 const deliveryPage = pageDescriptions(listLimits.deliveries, 'attempts');
 
@@ -79,7 +80,7 @@ builder.mutationField('redeliverNotification', (t) =>
     errors: { types: writeErrors },
     args: { id: t.arg.int({ required: true }) },
     resolve: async (query, _root, { id }, context) => {
-      await context.services.jobs.redeliver(context.account.id, id);
+      await redeliverNotification({ jobs: context.services.jobs, accountId: context.account.id, notificationId: id });
       return db().notification.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
@@ -95,7 +96,7 @@ builder.mutationField('sync', (t) =>
     type: SyncResult,
     description: 'Queues a catalog refresh and release check of the account, as the 30-minute job does, and returns at once.',
     resolve: async (_root, _args, context) => {
-      await context.services.jobs.requestSync(context.account.id);
+      await context.services.jobs.queue(accountSyncJob, { accountId: context.account.id });
       return { ok: true };
     },
   }),

@@ -165,7 +165,7 @@ describe('with the jobs running', () => {
     const exhausted = await app.jobs.agenda.create(jobNames.delivery, { notificationId: givenUpId }).unique({ 'data.notificationId': givenUpId }).schedule('in 1 hour').save();
     await setJobState((await jobRowById(String(exhausted.attrs._id)))!, { nextRunAt: null, lockedAt: null, failedAt: Date.now() });
 
-    await queueStrandedDeliveries(app.jobs.agenda, { now: new Date(), graceMs: lockMs });
+    await queueStrandedDeliveries(app.jobs, { now: new Date(), graceMs: lockMs });
     await stranded.receiver.waitFor(2);
     await givenUp.receiver.waitFor(2);
     await waiting.receiver.waitFor(1);
