@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
  */
 const features = ['catalog', 'accounts', 'feeds', 'library', 'calendar', 'statistics', 'export', 'imports', 'media-servers', 'notifications'] as const;
 /** The composition layer: wiring only. */
-const composition = new Set(['main.ts', 'app.ts', 'router.ts', 'early-answers.ts', 'schema.ts', 'routes.ts', 'print-schema.ts']);
+const composition = new Set(['main.ts', 'app.ts', 'router.ts', 'early-answers.ts', 'schema.ts', 'routes.ts', 'jobs.ts', 'print-schema.ts']);
 const compositionFolders = ['cli/'];
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -2,11 +2,10 @@ import { hostname } from 'node:os';
 import type { Agenda } from 'agenda';
 import type { Config } from '../config.ts';
 import { beforeDatabaseClose } from '../db/client.ts';
-import { createAgenda, notificationChannelOf, stopAgenda } from '../jobs/create-agenda.ts';
-import { crashAt } from '../jobs/crash-points.ts';
-import { agendaJobQueue, defineJobs, scheduleRecurringJobs } from '../jobs/define-jobs.ts';
-import type { JobQueue, JobServices } from '../jobs/job-definition.ts';
-import { releaseJobs } from './release-jobs.ts';
+import { createAgenda, notificationChannelOf, stopAgenda } from './create-agenda.ts';
+import { crashAt } from './crash-points.ts';
+import { agendaJobQueue, defineJobs, scheduleRecurringJobs } from './define-jobs.ts';
+import type { AnyJobDefinition, JobQueue, JobServices } from './job-definition.ts';
 
 /** What requests may ask of the job system; every role can queue, only workers run jobs. */
 declare module '../graphql/context.ts' {
@@ -31,20 +30,23 @@ export interface Scheduler extends JobQueue {
   ping(): Promise<void>;
 }
 
-/** What the job system's jobs use. */
+/** The jobs the job system runs, and what they use. */
 export interface SchedulerDeps {
+  /** Every job's definition (src/jobs.ts collects them from the features); the recurring ones are first scheduled in this order. */
+  definitions: readonly AnyJobDefinition[];
   services: JobServices;
 }
 
 /**
  * The job system for `config`: Agenda on the application's database, or on MongoDB when
- * `AIRDATE_MONGODB_URL` is set, with the release-engine jobs defined (every process defines them,
- * so that any process may queue; only started ones run them). Returned at once: the job store
- * connects meanwhile (`ready`).
+ * `AIRDATE_MONGODB_URL` is set, with every job of `deps.definitions` defined (every process
+ * defines them, so that any process may queue; only started ones run them). Returned at once: the
+ * job store connects meanwhile (`ready`).
  */
 export function createScheduler(config: Config, deps: SchedulerDeps): Scheduler {
-  // Finished one-time jobs are removed, so a later sync or redelivery of the same account or
-  // notification can be queued again (unique jobs coalesce only while queued or running).
+  // Finished one-time jobs are removed, so that a job with the same unique prop (a later sync of
+  // the same account, a redelivery of the same notification) can be queued again: unique jobs
+  // coalesce only while queued or running.
   const agenda = createAgenda({
     mongodbUrl: config.jobs.mongodbUrl,
     pollMs: config.jobs.pollMs,
@@ -55,7 +57,7 @@ export function createScheduler(config: Config, deps: SchedulerDeps): Scheduler 
   });
   const { logger } = deps.services;
   agenda.on('error', (error: Error) => logger.error({ err: error }, 'job system'));
-  defineJobs(agenda, releaseJobs, { services: deps.services, lockMs: config.jobs.lockMs, onStep: crashAt(config.jobs.crashAt) });
+  defineJobs(agenda, deps.definitions, { services: deps.services, lockMs: config.jobs.lockMs, onStep: crashAt(config.jobs.crashAt) });
   const queue = agendaJobQueue(agenda);
   // On PostgreSQL a saved job is announced by NOTIFY, so a worker starts it at once instead of at
   // its next poll; Agenda publishes only on a connected channel, and only start() connects it,
@@ -99,7 +101,7 @@ export function createScheduler(config: Config, deps: SchedulerDeps): Scheduler 
       started = true;
       await ready();
       if (!started) return; // stopped meanwhile
-      await scheduleRecurringJobs(agenda, releaseJobs);
+      await scheduleRecurringJobs(agenda, deps.definitions);
       await agenda.start();
     },
     async stop(drainMs = 20_000) {
