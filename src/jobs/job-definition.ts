@@ -61,6 +61,12 @@ export interface RetryOptions {
 }
 
 /**
+ * The retries of a job whose failure is passing (a database briefly unreachable, say): five, from
+ * 30 s to 16 minutes apart, about half an hour in all.
+ */
+export const retryFiveTimes: RetryOptions = { attempts: 5, firstDelayMs: 30_000 };
+
+/**
  * One kind of background job, declared once in its feature and collected with the others in
  * src/jobs.ts, as a REST route is in src/routes.ts. `perform` is the whole job: it takes the
  * props the job was queued with and a context, so a test can call it directly.

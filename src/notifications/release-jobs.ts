@@ -1,19 +1,10 @@
-import { defineJob, RetryLater, type JobQueue, type RetryOptions } from '../jobs/job-definition.ts';
+import { defineJob, RetryLater, retryFiveTimes, type JobQueue } from '../jobs/job-definition.ts';
 import type { StepReached } from '../jobs/crash-points.ts';
 import { deliverNotification, findDueNotifications, findStrandedNotifications, prepareRedelivery } from './deliveries.ts';
-import { retryPendingImports } from '../imports/pending-imports.ts';
-import { retryUnmatchedDeliveries } from '../media-servers/deliveries.ts';
 import { findAccountsToCheck, recordReleaseNotifications } from './releases.ts';
 
 /** Notifications the sweep looks at per run (the oldest due first; the next run takes the rest). */
 const sweepBatch = 1_000;
-
-/**
- * Retries of a failed check, sync or delivery (a database briefly unreachable, say): five, from
- * 30 s to 16 minutes apart. A delivery asks for its own delay besides (the webhook schedule,
- * Retry-After included: RetryLater).
- */
-const retryFiveTimes: RetryOptions = { attempts: 5, firstDelayMs: 30_000 };
 
 /**
  * Deliveries one worker runs at once, and locks at once: deliveries locked beyond what can run
@@ -27,6 +18,7 @@ export const deliveryJob = defineJob({
   unique: 'notificationId',
   concurrency: deliveryConcurrency,
   lockLimit: deliveryConcurrency,
+  // Besides, a delivery asks for its own delay (the webhook schedule, Retry-After included: RetryLater).
   retry: retryFiveTimes,
   crashPoints: ['delivery-before-send', 'delivery-after-send', 'delivery-after-record'],
   async perform({ notificationId, manual }: { notificationId: number; manual?: boolean }, context) {
@@ -116,48 +108,5 @@ export async function redeliverNotification(props: { jobs: JobQueue; accountId: 
   await props.jobs.queue(deliveryJob, { notificationId: props.notificationId, manual: true }, { replace: true });
 }
 
-/** Every 30 minutes: refreshes every followed item from the catalogs, then retries pending imports and unmatched media server deliveries. */
-export const catalogRefreshJob = defineJob({
-  name: 'catalog-refresh',
-  every: '30 minutes',
-  async perform(_props, { services: { catalog, logger } }) {
-    const summary = await catalog.refreshFollowed({});
-    logger.debug(`catalog refresh: ${summary.items} item(s), ${summary.changes} change(s), ${summary.failures.length} failure(s)`);
-    // Never throws: a failed retry is logged and the refresh stands.
-    const retried = await retryPendingImports({ catalog, logger });
-    logger.debug(`pending imports: ${retried.tried} tried for ${retried.accounts} account(s), ${retried.matched} matched, ${retried.failures} failure(s)`);
-    // Unmatched media server deliveries the same way (never throws either).
-    const deliveries = await retryUnmatchedDeliveries({ catalog, logger });
-    logger.debug(`media server deliveries: ${deliveries.tried} unmatched tried, ${deliveries.matched} matched, ${deliveries.failures} failure(s)`);
-  },
-});
-
-/** POST /api/machine/sync: the account's catalog refresh, its pending imports retried, then its release check. */
-export const accountSyncJob = defineJob({
-  name: 'account-sync',
-  unique: 'accountId',
-  concurrency: 5,
-  retry: retryFiveTimes,
-  crashPoints: ['release-recorded'],
-  async perform({ accountId }: { accountId: number }, { services: { catalog, logger }, jobs, reached }) {
-    await catalog.refreshFollowed({ accountId });
-    // After the refresh (which re-reads the offline file); logged, never failing the sync. Items it
-    // adds may be released already: the release check that follows sees them.
-    await retryPendingImports({ catalog, accountId, logger });
-    await retryUnmatchedDeliveries({ catalog, accountId, logger });
-    await checkAccountReleases({ accountId, jobs, reached });
-  },
-});
-
-/** The release engine's jobs, in the order their recurring ones are first scheduled. */
-export const releaseJobs = [catalogRefreshJob, releaseCheckJob, deliverySweepJob, accountCheckJob, accountSyncJob, deliveryJob];
-
-/** The jobs' stored names, by their old keys (tests read stored jobs by them). */
-export const jobNames = {
-  releaseCheck: releaseCheckJob.name,
-  catalogRefresh: catalogRefreshJob.name,
-  accountCheck: accountCheckJob.name,
-  accountSync: accountSyncJob.name,
-  delivery: deliveryJob.name,
-  deliverySweep: deliverySweepJob.name,
-} as const;
+/** The release engine's jobs, the recurring ones in the order they are first scheduled. */
+export const releaseJobs = [releaseCheckJob, deliverySweepJob, accountCheckJob, deliveryJob];
