@@ -70,6 +70,11 @@ export const retryFiveTimes: RetryOptions = { attempts: 5, firstDelayMs: 30_000 
  * One kind of background job, declared once in its feature and collected with the others in
  * src/jobs.ts, as a REST route is in src/routes.ts. `perform` is the whole job: it takes the
  * props the job was queued with and a context, so a test can call it directly.
+ *
+ * A job has no lock lifetime of its own: the job system renews the lock of every job a process
+ * holds every third of AIRDATE_JOB_LOCK_MS (held-locks.ts), so a long run keeps its lock and the
+ * jobs of a dead process are taken over that long after it died. `perform` must therefore be safe
+ * to run again after a crash at any point.
  */
 export interface JobDefinition<Props extends object = Record<string, never>, Step extends CrashStep = never> {
   /**
