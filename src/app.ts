@@ -20,8 +20,9 @@ import { liveUpdates, rateLimitWindowSeconds } from './limits.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createAppMetrics } from './metrics/metrics-endpoint.ts';
 import { createLiveUpdates } from './library/live-updates.ts';
-import { createLazyScheduler } from './notifications/lazy-scheduler.ts';
-import type { Scheduler } from './notifications/scheduler.ts';
+import { createLazyScheduler } from './jobs/lazy-scheduler.ts';
+import type { Scheduler } from './jobs/scheduler.ts';
+import { jobDefinitions } from './jobs.ts';
 import { createApiDescription } from './openapi/api-description.ts';
 import { projectRoot } from './paths.ts';
 import { bindRoutes, createRouter } from './router.ts';
@@ -79,14 +80,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   initSessions(config.web);
   const catalogs = createCatalogProviders(config, logger, metrics);
   const catalog = createCatalogService(catalogs.providers, logger, { requestsPerHour: config.limits.catalogRequestsPerHour });
-  const jobs = createLazyScheduler(config, { catalog, logger, metrics });
+  const webhooks = { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs };
+  const jobs = createLazyScheduler(config, { definitions: jobDefinitions, services: { catalog, webhooks, logger, metrics } });
   const live = createLiveUpdates({
     logger,
     pollMs: liveUpdates.pollMs,
     maxStreamsPerCredential: config.limits.liveStreamsPerCredential,
     maxStreamsPerAccount: config.limits.liveStreamsPerAccount,
   });
-  const services = { catalog, jobs, metrics, live, webhooks: { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs } };
+  const services = { catalog, jobs, metrics, live, webhooks };
   // Counted in the database, shared by every process, on PostgreSQL; per process on SQLite.
   const counters = { pool: postgresCountersPool(), logger, metrics };
   const signInLimiter = createSignInLimiter(counters);

@@ -5,7 +5,7 @@ import type { RestRoute } from './http/rest-route.ts';
 import { importRoute } from './imports/import-route.ts';
 import { libraryRoutes } from './library/library-routes.ts';
 import { mediaServerRoute } from './media-servers/media-servers-route.ts';
-import { syncRoute } from './notifications/sync-route.ts';
+import { syncRoute } from './sync/sync-route.ts';
 
 /**
  * Every token-carrying REST route, each declared once in its feature (path, token placement,

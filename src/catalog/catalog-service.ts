@@ -51,6 +51,11 @@ declare module '../graphql/context.ts' {
     catalog: CatalogService;
   }
 }
+declare module '../jobs/job-definition.ts' {
+  interface JobServices {
+    catalog: CatalogService;
+  }
+}
 
 export interface CatalogService {
   /**

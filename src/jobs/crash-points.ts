@@ -17,8 +17,8 @@ export const crashSteps = [
 
 export type CrashStep = (typeof crashSteps)[number];
 
-/** Called by a job at each step; kills the process at the configured one. */
-export type StepReached = (step: CrashStep) => void;
+/** Called by a job at each step (of `Step`, those it declares); kills the process at the configured one. */
+export type StepReached<Step extends CrashStep = CrashStep> = (step: Step) => void;
 
 /** The step hook for `crashAt` (AIRDATE_TEST_CRASH_AT): does nothing when it is unset. */
 export function crashAt(crashAt: CrashStep | undefined): StepReached {

@@ -23,7 +23,7 @@ export interface DeliverProps {
   /** Clock for the attempt's time and signature timestamp. */
   now?: () => Date;
   /** Called before the send, after it and after the record (where crashes are tested: src/jobs/crash-points.ts). */
-  onStep?: StepReached;
+  onStep?: StepReached<'delivery-before-send' | 'delivery-after-send' | 'delivery-after-record'>;
 }
 
 /**

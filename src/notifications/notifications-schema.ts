@@ -3,6 +3,7 @@ import { listLimits } from '../limits.ts';
 import { builder } from '../graphql/builder.ts';
 import { writeErrors } from '../graphql/errors.ts';
 import { connectionComplexity, listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts';
+import { redeliverNotification } from './release-jobs.ts';
 
 const deliveryPage = pageDescriptions(listLimits.deliveries, 'attempts');
 
@@ -79,24 +80,8 @@ builder.mutationField('redeliverNotification', (t) =>
     errors: { types: writeErrors },
     args: { id: t.arg.int({ required: true }) },
     resolve: async (query, _root, { id }, context) => {
-      await context.services.jobs.redeliver(context.account.id, id);
+      await redeliverNotification({ jobs: context.services.jobs, accountId: context.account.id, notificationId: id });
       return db().notification.findUniqueOrThrow({ ...query, where: { id } });
-    },
-  }),
-);
-
-const SyncResult = builder.objectRef<{ ok: boolean }>('SyncResult').implement({
-  description: 'The sync was queued (or one was already queued or running).',
-  fields: (t) => ({ ok: t.exposeBoolean('ok') }),
-});
-
-builder.mutationField('sync', (t) =>
-  t.field({
-    type: SyncResult,
-    description: 'Queues a catalog refresh and release check of the account, as the 30-minute job does, and returns at once.',
-    resolve: async (_root, _args, context) => {
-      await context.services.jobs.requestSync(context.account.id);
-      return { ok: true };
     },
   }),
 );

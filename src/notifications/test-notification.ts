@@ -5,9 +5,14 @@ import { sendWebhook, type SendResult } from '../webhooks/send-webhook.ts';
 import type { TargetPolicy } from '../webhooks/target-policy.ts';
 import { showWebhookSecret } from '../accounts/tokens.ts';
 
-/** Where and how long webhooks may be sent: the server's AIRDATE_WEBHOOK_* settings. */
+/** Where and how long webhooks may be sent: the server's AIRDATE_WEBHOOK_* settings (the test notification's and the delivery job's). */
 declare module '../graphql/context.ts' {
   interface GraphQLServices {
+    webhooks: WebhookTarget;
+  }
+}
+declare module '../jobs/job-definition.ts' {
+  interface JobServices {
     webhooks: WebhookTarget;
   }
 }

@@ -7,11 +7,20 @@ import { describe, expect, it } from 'vitest';
  * The layout's rule (docs/development.md): a feature lives in one folder; the base imports no
  * feature; a feature imports the base and the features below it, never one above; nothing imports
  * the composition layer but the composition layer; no file takes part in an import cycle, type-only
- * imports included. The order of the features is this list, bottom first.
+ * imports included. The order of the features is this list, bottom first; a few pairs that would
+ * run downwards are refused all the same (`forbiddenImports`).
  */
-const features = ['catalog', 'accounts', 'feeds', 'library', 'calendar', 'statistics', 'export', 'imports', 'media-servers', 'notifications'] as const;
+const features = ['catalog', 'accounts', 'feeds', 'library', 'calendar', 'statistics', 'export', 'imports', 'media-servers', 'notifications', 'sync'] as const;
+/**
+ * Pairs of features where the first may not import the second although it sits above it, each
+ * with its reason (docs/development.md).
+ */
+const forbiddenImports: readonly { from: (typeof features)[number]; to: (typeof features)[number]; why: string }[] = [
+  { from: 'notifications', to: 'imports', why: 'the sync (sync/) retries pending imports; notifications check releases and deliver' },
+  { from: 'notifications', to: 'media-servers', why: 'the sync (sync/) retries unmatched media server deliveries; notifications check releases and deliver' },
+];
 /** The composition layer: wiring only. */
-const composition = new Set(['main.ts', 'app.ts', 'router.ts', 'early-answers.ts', 'schema.ts', 'routes.ts', 'print-schema.ts']);
+const composition = new Set(['main.ts', 'app.ts', 'router.ts', 'early-answers.ts', 'schema.ts', 'routes.ts', 'jobs.ts', 'print-schema.ts']);
 const compositionFolders = ['cli/'];
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -41,6 +50,18 @@ function layerOf(file: string): number {
   return index === -1 ? 0 : index + 1;
 }
 const layerName = (layer: number) => (layer === 0 ? 'the base' : layer === Infinity ? 'the composition layer' : `feature ${features[layer - 1]}`);
+
+/** The imports of `graph` that a forbidden pair refuses, each with its reason. */
+function forbiddenImportsIn(graph: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  for (const [file, targets] of graph) {
+    for (const target of targets) {
+      const pair = forbiddenImports.find((forbidden) => file.startsWith(`${forbidden.from}/`) && target.startsWith(`${forbidden.to}/`));
+      if (pair) found.push(`${file} imports ${target}: ${pair.why}`);
+    }
+  }
+  return found;
+}
 
 /** The import cycles of a graph (Tarjan's strongly connected components of more than one file, or a file importing itself). */
 function cycles(graph: Map<string, string[]>): string[][] {
@@ -98,6 +119,10 @@ describe('the layout (docs/development.md)', () => {
     expect(upward).toEqual([]);
   });
 
+  it('has no import between features that the list of forbidden pairs refuses', () => {
+    expect(forbiddenImportsIn(source)).toEqual([]);
+  });
+
   it('has no import cycle in the server or the web app, type-only imports included', () => {
     expect(cycles(source)).toEqual([]);
     expect(cycles(importGraph('web/src', /\.tsx?$/))).toEqual([]);
@@ -116,5 +141,8 @@ describe('the layout (docs/development.md)', () => {
     expect(layerOf('db/client.ts')).toBe(0);
     expect(layerOf('cli/run-command.ts')).toBe(Infinity);
     expect(cycles(new Map([['a.ts', ['b.ts']], ['b.ts', ['a.ts']], ['c.ts', ['a.ts']]]))).toEqual([['a.ts', 'b.ts']]);
+    expect(forbiddenImportsIn(new Map([['notifications/channels/x.ts', ['media-servers/deliveries.ts', 'library/library.ts']], ['sync/sync-jobs.ts', ['imports/pending-imports.ts']]]))).toEqual([
+      'notifications/channels/x.ts imports media-servers/deliveries.ts: the sync (sync/) retries unmatched media server deliveries; notifications check releases and deliver',
+    ]);
   });
 });

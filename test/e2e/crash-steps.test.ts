@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { db } from '../../src/db/client.ts';
 import type { CrashStep } from '../../src/jobs/crash-points.ts';
-import { jobNames } from '../../src/notifications/release-jobs.ts';
+import { jobNames } from '../../src/jobs.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';

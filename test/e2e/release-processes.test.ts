@@ -6,7 +6,7 @@ import { setFollow } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';
 import { jobRows, jobRowsFor } from '../support/jobs.ts';
-import { jobNames } from '../../src/notifications/release-jobs.ts';
+import { jobNames } from '../../src/jobs.ts';
 import type { ServerProcess } from '../support/processes.ts';
 import { serverProcesses } from '../support/server-processes.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { createOfflineProvider } from '../../src/catalog/offline-catalog.ts';
-import { jobNames } from '../../src/notifications/release-jobs.ts';
+import { jobNames } from '../../src/jobs.ts';
 import { createCatalogService } from '../../src/catalog/catalog-service.ts';
 import { retryPendingImports } from '../../src/imports/pending-imports.ts';
 import { pendingImports } from '../../src/limits.ts';

@@ -2,7 +2,8 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { loadConfig } from '../../src/config.ts';
-import { jobNames, queueStrandedDeliveries } from '../../src/notifications/release-jobs.ts';
+import { jobNames } from '../../src/jobs.ts';
+import { queueStrandedDeliveries } from '../../src/notifications/release-jobs.ts';
 import { recordReleaseNotifications } from '../../src/notifications/releases.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow } from '../../src/library/library.ts';
@@ -165,7 +166,7 @@ describe('with the jobs running', () => {
     const exhausted = await app.jobs.agenda.create(jobNames.delivery, { notificationId: givenUpId }).unique({ 'data.notificationId': givenUpId }).schedule('in 1 hour').save();
     await setJobState((await jobRowById(String(exhausted.attrs._id)))!, { nextRunAt: null, lockedAt: null, failedAt: Date.now() });
 
-    await queueStrandedDeliveries(app.jobs.agenda, { now: new Date(), graceMs: lockMs });
+    await queueStrandedDeliveries(app.jobs, { now: new Date(), graceMs: lockMs });
     await stranded.receiver.waitFor(2);
     await givenUp.receiver.waitFor(2);
     await waiting.receiver.waitFor(1);

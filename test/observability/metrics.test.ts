@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jobNames } from '../../src/notifications/release-jobs.ts';
+import { jobNames } from '../../src/jobs.ts';
 import { createMetrics } from '../../src/metrics/metrics.ts';
 import { knownOperationNames } from '../../src/metrics/operation-names.ts';
 import { waitFor } from '../jobs/support/job-store-harness.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import { jobNames } from '../../src/notifications/release-jobs.ts';
+import { jobNames } from '../../src/jobs.ts';
 import { waitFor } from '../jobs/support/job-store-harness.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount } from '../support/factories.ts';

@@ -1,27 +1,17 @@
 import { hostname } from 'node:os';
 import type { Agenda } from 'agenda';
 import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
-import type { Metrics } from '../metrics/metrics.ts';
-import type { CatalogService } from '../catalog/catalog-service.ts';
-import { prepareRedelivery } from './deliveries.ts';
 import { beforeDatabaseClose } from '../db/client.ts';
-import { createAgenda, notificationChannelOf, stopAgenda } from '../jobs/create-agenda.ts';
-import { crashAt } from '../jobs/crash-points.ts';
-import { defineReleaseJobs, queueDelivery, queueSync, scheduleRecurringJobs } from './release-jobs.ts';
+import { createAgenda, notificationChannelOf, stopAgenda } from './create-agenda.ts';
+import { crashAt } from './crash-points.ts';
+import { agendaJobQueue, defineJobs, scheduleRecurringJobs } from './define-jobs.ts';
+import type { AnyJobDefinition, JobQueue, JobServices } from './job-definition.ts';
 
 /** What requests may ask of the job system; every role can queue, only workers run jobs. */
 declare module '../graphql/context.ts' {
   interface GraphQLServices {
     jobs: JobQueue;
   }
-}
-
-export interface JobQueue {
-  /** Queues a catalog refresh and release check of the account (coalesced) and returns at once. */
-  requestSync(accountId: number): Promise<void>;
-  /** Delivers one of the account's finished notifications again, with the same `webhook-id`. */
-  redeliver(accountId: number, notificationId: number): Promise<void>;
 }
 
 export interface Scheduler extends JobQueue {
@@ -40,22 +30,23 @@ export interface Scheduler extends JobQueue {
   ping(): Promise<void>;
 }
 
-/** What the job system's jobs use. */
+/** The jobs the job system runs, and what they use. */
 export interface SchedulerDeps {
-  catalog: CatalogService;
-  logger: Logger;
-  metrics?: Metrics;
+  /** Every job's definition (src/jobs.ts collects them from the features); the recurring ones are first scheduled in this order. */
+  definitions: readonly AnyJobDefinition[];
+  services: JobServices;
 }
 
 /**
  * The job system for `config`: Agenda on the application's database, or on MongoDB when
- * `AIRDATE_MONGODB_URL` is set, with the release-engine jobs defined (every process defines them,
- * so that any process may queue; only started ones run them). Returned at once: the job store
- * connects meanwhile (`ready`).
+ * `AIRDATE_MONGODB_URL` is set, with every job of `deps.definitions` defined (every process
+ * defines them, so that any process may queue; only started ones run them). Returned at once: the
+ * job store connects meanwhile (`ready`).
  */
 export function createScheduler(config: Config, deps: SchedulerDeps): Scheduler {
-  // Finished one-time jobs are removed, so a later sync or redelivery of the same account or
-  // notification can be queued again (unique jobs coalesce only while queued or running).
+  // Finished one-time jobs are removed, so that a job with the same unique prop (a later sync of
+  // the same account, a redelivery of the same notification) can be queued again: unique jobs
+  // coalesce only while queued or running.
   const agenda = createAgenda({
     mongodbUrl: config.jobs.mongodbUrl,
     pollMs: config.jobs.pollMs,
@@ -64,16 +55,10 @@ export function createScheduler(config: Config, deps: SchedulerDeps): Scheduler 
     maxConcurrency: 100,
     name: `${hostname()}:${process.pid}`,
   });
-  agenda.on('error', (error: Error) => deps.logger.error({ err: error }, 'job system'));
-  defineReleaseJobs(agenda, {
-    catalog: deps.catalog,
-    policy: config.webhooks.policy,
-    timeoutMs: config.webhooks.timeoutMs,
-    lockMs: config.jobs.lockMs,
-    onStep: crashAt(config.jobs.crashAt),
-    logger: deps.logger,
-    metrics: deps.metrics,
-  });
+  const { logger } = deps.services;
+  agenda.on('error', (error: Error) => logger.error({ err: error }, 'job system'));
+  defineJobs(agenda, deps.definitions, { services: deps.services, lockMs: config.jobs.lockMs, onStep: crashAt(config.jobs.crashAt) });
+  const queue = agendaJobQueue(agenda);
   // On PostgreSQL a saved job is announced by NOTIFY, so a worker starts it at once instead of at
   // its next poll; Agenda publishes only on a connected channel, and only start() connects it,
   // which a process that just queues jobs (AIRDATE_ROLE=web) never calls.
@@ -103,21 +88,20 @@ export function createScheduler(config: Config, deps: SchedulerDeps): Scheduler 
   return {
     agenda,
     ready,
-    async requestSync(accountId) {
+    async queue(definition, props, options) {
       await ready();
-      await queueSync(agenda, accountId);
+      await queue.queue(definition, props, options);
     },
-    async redeliver(accountId, notificationId) {
-      await prepareRedelivery({ accountId, notificationId, now: new Date() });
+    async live(definition) {
       await ready();
-      await queueDelivery(agenda, notificationId, { manual: true });
+      return queue.live(definition);
     },
     async start() {
       if (started) return;
       started = true;
       await ready();
       if (!started) return; // stopped meanwhile
-      await scheduleRecurringJobs(agenda);
+      await scheduleRecurringJobs(agenda, deps.definitions);
       await agenda.start();
     },
     async stop(drainMs = 20_000) {
@@ -128,7 +112,7 @@ export function createScheduler(config: Config, deps: SchedulerDeps): Scheduler 
       }
       started = false;
       const { stillRunning } = await stopAgenda(agenda, drainMs);
-      if (stillRunning > 0) deps.logger.warn(`stopped with ${stillRunning} job(s) still running; their locks expire on their own`);
+      if (stillRunning > 0) logger.warn(`stopped with ${stillRunning} job(s) still running; their locks expire on their own`);
       // Agenda's stop gave the LISTEN connection back, if it had started: not when stopped while
       // start() still waited for the store.
       await disconnect();

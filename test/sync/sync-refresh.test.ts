@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/time/dates.ts';
-import { jobNames } from '../../src/notifications/release-jobs.ts';
+import { jobNames } from '../../src/jobs.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { useTestApp } from '../support/database.ts';

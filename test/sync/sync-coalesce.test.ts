@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { jobNames } from '../../src/notifications/release-jobs.ts';
+import { jobNames } from '../../src/jobs.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { startCatalogServer } from '../catalog/support/catalog-server.ts';
 import { tmdbRoute } from '../catalog/support/tmdb-fixture.ts';

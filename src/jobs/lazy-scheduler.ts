@@ -17,8 +17,8 @@ export function createLazyScheduler(config: Config, deps: SchedulerDeps): Schedu
       return loaded.agenda;
     },
     ready: async () => (await load()).ready(),
-    requestSync: async (accountId) => (await load()).requestSync(accountId),
-    redeliver: async (accountId, notificationId) => (await load()).redeliver(accountId, notificationId),
+    queue: async (definition, props, options) => (await load()).queue(definition, props, options),
+    live: async (definition) => (await load()).live(definition),
     start: async () => (await load()).start(),
     async stop(drainMs) {
       // Never loaded: nothing runs, nothing to give back.
