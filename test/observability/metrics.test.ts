@@ -274,7 +274,9 @@ describe('GET /metrics', () => {
     await app.jobs.start();
     try {
       expect((await call(app, 'POST', '/api/machine/sync', { token: user.token })).status).toBe(200);
-      await waitFor('two deliveries', async () => receiver.received.length === 2 && (await delta()).deliveryRuns === 2, 20_000);
+      // The sync's run is counted when its handler returns, which may be after the deliveries it
+      // queued have run: wait for both.
+      await waitFor('two deliveries and the sync counted', async () => receiver.received.length === 2 && (await delta()).deliveryRuns === 2 && (await delta()).syncs === 1, 20_000);
       const counted = await delta();
       expect(counted).toEqual({ syncs: 1, syncLag: 1, syncLagSeconds: expect.any(Number), syncTime: 1, deliveryRuns: 2, delivered: 2 });
       // Queued to run now and started by this process at once (jobs saved here need no poll).
