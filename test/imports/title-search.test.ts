@@ -31,13 +31,17 @@ import { bytes, grouveeHeader, grouveeRow, zip } from './fixtures.ts';
 const tmdbKey = '0123456789abcdef0123456789abcdef';
 const tmdbData: { shows: never[]; movies: TmdbMovie[] } = { shows: [], movies: [] };
 const tmdbAnswers = tmdbRoute(tmdbData, tmdbKey);
-/** Searches open at once, most seen; and a switch that makes TMDB refuse every request. */
+/**
+ * Searches open at once, most seen; and a switch that makes TMDB refuse every request. Each search
+ * takes 80 ms, longer than the spacing of background requests (1/35 s, http-client.ts), so that the
+ * import's searches overlap as they would against the real TMDB.
+ */
 const searches = { open: 0, most: 0, refuse: false };
 const tmdb = await startCatalogServer(async (request: SeenRequest): Promise<Answer> => {
   if (searches.refuse) return { status: 401, json: { success: false, status_code: 7, status_message: 'Invalid API key: You must be granted a valid key.' } };
   if (!request.path.startsWith('/search/')) return tmdbAnswers(request);
   searches.most = Math.max(searches.most, ++searches.open);
-  await new Promise((resolve) => setTimeout(resolve, 1));
+  await new Promise((resolve) => setTimeout(resolve, 80));
   searches.open -= 1;
   return tmdbAnswers(request);
 });
