@@ -3,7 +3,7 @@ import { accountVersionBumps } from '../db/stale-versions.ts';
 import { itemColumn, type WatchKind } from '../db/fast-write.ts';
 import { hasAired } from '../feeds/rules.ts';
 import { localDate, type LocalDate } from '../time/dates.ts';
-import { maxIntColumn, transactionTimes } from '../limits.ts';
+import { bulkWrites, maxIntColumn, transactionTimes } from '../limits.ts';
 import { chunks, prismaListValues } from '../db/limits.ts';
 import { insertRows, insertRowsReturning, updateRows } from '../db/bulk-sql.ts';
 import { bulkWriteTurns } from './bulk-writes.ts';
@@ -51,11 +51,17 @@ function checkId(id: number, field: string): void {
 }
 
 /**
- * `work` in one transaction (all or nothing), in the account's turn of bulk writes (bulk-writes.ts:
- * one at a time per account, a few waiting, the rest refused with 429).
+ * `work` in one transaction (all or nothing); for a bulk write, in the account's turn (bulk-writes.ts:
+ * one at a time per account, a few waiting, the rest refused with 429). `bulkOf`: the account whose
+ * turn to take, null for a request of at most bulkWrites.smallItems items.
  */
-const inTransaction = <T>(accountId: number, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> =>
-  bulkWriteTurns.run(accountId, () => db().$transaction(work, { maxWait: transactionTimes.sqliteWaitMs, timeout: 60_000 }));
+function inTransaction<T>(bulkOf: number | null, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+  const run = () => db().$transaction(work, { maxWait: transactionTimes.sqliteWaitMs, timeout: 60_000 });
+  return bulkOf === null ? run() : bulkWriteTurns.run(bulkOf, run);
+}
+
+/** The account whose bulk-write turn a request of `count` items takes (inTransaction), or null when it is small. */
+const bulkOf = (accountId: number, count: number): number | null => (count > bulkWrites.smallItems ? accountId : null);
 
 /**
  * Sets `watched` on every target inside `tx`: the ones already in that state are left alone; each
@@ -204,7 +210,7 @@ export async function markItems(props: MarkItemsProps): Promise<MarkResult> {
   if (props.ids.length > markLimits.items) throw new InputError(`ids may name at most ${markLimits.items} items`, 'ids');
   props.ids.forEach((id) => checkId(id, 'ids'));
   const ids = [...new Set(props.ids)];
-  return inTransaction(props.accountId, async (tx) => {
+  return inTransaction(bulkOf(props.accountId, ids.length), async (tx) => {
     const found = new Map<number, string | null>();
     for (const part of chunks(ids, prismaListValues)) {
       const rows: { id: number; airDate: string | null }[] =
@@ -235,7 +241,7 @@ export async function undoMarks(props: { accountId: number; historyIds: number[]
   props.historyIds.forEach((id) => checkId(id, 'ids'));
   const ids = [...new Set(props.historyIds)];
   const { accountId } = props;
-  return inTransaction(accountId, async (tx) => {
+  return inTransaction(bulkOf(accountId, ids.length), async (tx) => {
     const entries: { id: number; kind: string; episodeId: number | null; movieId: number | null; gameId: number | null; watched: boolean }[] = [];
     for (const part of chunks(ids, prismaListValues)) {
       entries.push(...(await tx.watchEvent.findMany({ where: { accountId, id: { in: part } }, select: { id: true, kind: true, episodeId: true, movieId: true, gameId: true, watched: true } })));

@@ -232,4 +232,14 @@ describe('a burst of one account\'s bulk writes', () => {
     const accepted = finished.filter((entry) => entry !== 'attacker:429');
     expect(accepted.indexOf('other:200'), finished.join(' ')).toBeLessThan(accepted.lastIndexOf('attacker:200'));
   });
+
+  it('takes no turn for small marks: ten toggles of one episode and ten undos of one entry at once all go through', { timeout: 60_000 }, async () => {
+    const account = await makeAccount();
+    const { episodes } = await longShow(10);
+    const toggles = await Promise.all(episodes.map((episode) => graphql(app, account.token, MarkWatched, { input: { kind: 'EPISODE', ids: [episode.id], watched: true } })));
+    expect(toggles.map((answer) => answer.json.data?.markWatched.data?.changed)).toEqual(Array(10).fill(1));
+    const undos = await Promise.all(toggles.map((answer) => graphql(app, account.token, Undo, { ids: answer.json.data.markWatched.data.historyIds })));
+    expect(undos.map((answer) => answer.json.data?.undoMarks.data?.changed)).toEqual(Array(10).fill(1));
+    expect(await watchedEpisodes(account.id)).toEqual([]);
+  });
 });
