@@ -262,6 +262,17 @@ export const trustedDeviceMs = 180 * 24 * 60 * 60 * 1000;
  */
 export const passwordHashing = { concurrent: 2, perAddress: 4, waiting: 32, retryAfterSeconds: 1 } as const;
 
+/**
+ * Bulk writes of the web app's marks (markWatched, markEpisodes, undoMarks: up to 5 000 items each)
+ * per account in one process (src/library/bulk-writes.ts): `running` at a time, up to `waiting`
+ * more wait their turn for at most `waitMs`, and any past those — or a waiter still waiting after
+ * `waitMs` — is refused, 429 with Retry-After `retryAfterSeconds`. On SQLite every write takes
+ * its turn at the one writer, so one account's burst would otherwise put all of its transactions
+ * ahead of everyone else's writes; with the bound another account's write waits for at most one
+ * bulk transaction of each account.
+ */
+export const bulkWrites = { running: 1, waiting: 3, waitMs: 30_000, retryAfterSeconds: 5 } as const;
+
 /** Longest User-Agent kept with a session (the session list shows it; longer is cut). */
 export const sessionUserAgentChars = 300;
 
