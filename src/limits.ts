@@ -281,9 +281,12 @@ export const passwordHashing = { concurrent: 2, perAddress: 4, waiting: 32, retr
  * `waitMs` — is refused, 429 with Retry-After `retryAfterSeconds`. On SQLite every write takes
  * its turn at the one writer, so one account's burst would otherwise put all of its transactions
  * ahead of everyone else's writes; with the bound another account's write waits for at most one
- * bulk transaction of each account.
+ * bulk transaction of each account. A markWatched or undoMarks of at most `smallItems` items (the web
+ * app's toggle of one episode, an undo from the history page) is no bulk write and takes no turn: it
+ * costs about what as many toggles of the machine API do, which no turn bounds either (the rate
+ * limit per account does); markEpisodes always takes one.
  */
-export const bulkWrites = { running: 1, waiting: 3, waitMs: 30_000, retryAfterSeconds: 5 } as const;
+export const bulkWrites = { running: 1, waiting: 3, waitMs: 30_000, retryAfterSeconds: 5, smallItems: 20 } as const;
 
 /** Longest User-Agent kept with a session (the session list shows it; longer is cut). */
 export const sessionUserAgentChars = 300;
