@@ -215,6 +215,20 @@ export const importCatalogLookups = { perRequest: 2_000, concurrent: 4 } as cons
 export const importRows = { perRequest: 500_000 } as const;
 
 /**
+ * Reading an import's files (inflating its zips, parsing and validating every file) runs in a
+ * worker thread, never on the event loop (src/imports/read-off-loop.ts): `heapMb` is the worker's
+ * JavaScript heap (V8's old generation; the inflated entries themselves are bounded by the zip
+ * limits, at most 256 MiB), `timeoutMs` how long it may take; past either the worker is ended and
+ * the request answered 413, nothing written. A generated Trakt history of 240 000 plays in one
+ * 96 MB JSON file (about the largest real exports; 480 000 entries) needs more than 160 MB and is
+ * read within 256 MB (13 s at a load average of 15 on 2 cores); the issue's 122 MiB entry of 14
+ * million objects does not fit (413 when the worker reaches its bound, after ~50 s of one core).
+ * `concurrent`: workers at once per process (each holds up to heapMb and its inflated entries);
+ * further imports, each of another account (one import at a time per account), wait their turn.
+ */
+export const importReading = { heapMb: 384, timeoutMs: 120_000, concurrent: 2 } as const;
+
+/**
  * Unmatched import items kept with an account and retried (src/imports/pending-imports.ts):
  * at most `perAccount` rows per account (past it, a new unmatched item is only reported; the same
  * item imported again still replaces its row), and at most `retriedPerRun` of them retried per
