@@ -1,0 +1,110 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { db } from '../../src/db/client.ts';
+import { setFollow } from '../../src/library/library.ts';
+import { useTestApp } from '../support/database.ts';
+import { makeAccount, makeShow } from '../support/factories.ts';
+import { call, graphql } from '../support/http.ts';
+import { captureLog } from '../support/log-capture.ts';
+import { useMosquitto, watchBroker } from '../support/mosquitto.ts';
+
+// The server publishing to a real Mosquitto broker (its own, on a free port, with a password
+// file), watched by a client that stands for Home Assistant.
+const broker = await useMosquitto();
+const log = captureLog();
+const { app } = await useTestApp({ AIRDATE_MQTT_URL: broker.url, AIRDATE_METRICS_TOKEN: 'metrics-token-for-tests' }, { logDestination: log.destination });
+afterAll(() => app.close());
+
+const settings = (token: string, on: boolean) => graphql(app, token, 'mutation($on: Boolean!) { updateSettings(input: { homeAssistantMqtt: $on }) { ... on MutationUpdateSettingsSuccess { data { homeAssistantMqtt } } } }', { on });
+
+/** An opted-in account following a show with three aired episodes, and its device id once published. */
+async function optedIn() {
+  const account = await makeAccount();
+  const show = await makeShow({ title: 'The Expanse', episodes: [1, 2, 3].map((number) => ({ number, airDate: `2024-01-0${number}` })) });
+  await setFollow({ accountId: account.id, kind: 'show', id: show.id, followed: true });
+  const answer = await settings(account.token, true);
+  expect(answer.json.data.updateSettings.data.homeAssistantMqtt).toBe(true);
+  const row = await waitForDevice(account.id);
+  return { account, show, deviceId: row.deviceId };
+}
+
+async function waitForDevice(accountId: number) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const row = await db().mqttDevice.findUnique({ where: { accountId } });
+    if (row?.published) return row;
+    if (Date.now() > deadline) throw new Error('the device was not published');
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
+const state = (deviceId: string, sensor: string) => `airdate/${deviceId}/${sensor}/state`;
+const configTopic = (component: string, deviceId: string, key: string) => `homeassistant/${component}/airdate_${deviceId}/${key}/config`;
+
+describe('the library over MQTT for Home Assistant', () => {
+  it('publishes discovery configs and states for an opted-in account, updates them after a REST and a web mark, and removes them when turned off', { timeout: 60_000 }, async () => {
+    const watcher = await watchBroker(broker);
+    const other = await makeAccount();
+    const { account, show, deviceId } = await optedIn();
+    const latest = () => watcher.latest();
+
+    // Ten entities, each a retained config as Home Assistant's discovery documentation asks.
+    const configs = await watcher.until(() => {
+      const found = [...latest()].filter(([topic, payload]) => topic.includes(`/airdate_${deviceId}/`) && topic.endsWith('/config') && payload !== '');
+      return found.length === 10 ? new Map(found) : undefined;
+    }, 10_000, 'ten configs');
+    const upNext = JSON.parse(configs.get(configTopic('sensor', deviceId, 'up_next'))!);
+    expect(upNext).toMatchObject({
+      unique_id: `airdate_${deviceId}_up_next`,
+      default_entity_id: `sensor.airdate_${deviceId}_up_next`,
+      state_topic: state(deviceId, 'up_next'),
+      json_attributes_topic: `airdate/${deviceId}/up_next/attributes`,
+      device: { identifiers: [`airdate_${deviceId}`], name: 'Airdate' },
+      origin: { name: 'Airdate' },
+      availability: [{ topic: 'airdate/status', payload_available: 'online', payload_not_available: 'offline' }],
+    });
+    expect(upNext).not.toHaveProperty('object_id');
+    expect(JSON.parse(configs.get(configTopic('sensor', deviceId, 'next_release'))!)).toMatchObject({ device_class: 'timestamp' });
+    expect(JSON.parse(configs.get(configTopic('event', deviceId, 'release'))!)).toMatchObject({ event_types: ['episode', 'movie', 'game'], state_topic: `airdate/${deviceId}/release/event` });
+    expect(JSON.parse(configs.get(configTopic('button', deviceId, 'sync'))!)).toMatchObject({ command_topic: `airdate/${deviceId}/sync/press`, payload_press: 'PRESS' });
+    // Retained, as a restarting Home Assistant needs them.
+    expect(watcher.messages.filter((message) => message.topic.endsWith('/config')).every((message) => message.retain || message.payload === '')).toBe(true);
+    expect(await watcher.until(() => latest().get('airdate/status'))).toBe('online');
+    await watcher.until(() => latest().get(state(deviceId, 'unwatched_episodes')) === '3', 10_000, 'three unwatched');
+    expect(latest().get(state(deviceId, 'up_next'))).toBe('1');
+    expect(JSON.parse(latest().get(`airdate/${deviceId}/up_next/attributes`)!)).toMatchObject({ next: { show: 'The Expanse', episode: 'S01E01' } });
+
+    // A mark through the REST API: the state on the broker within 2 s, and a watch event.
+    let started = Date.now();
+    const marked = await call(app, 'POST', '/api/machine/watched', { token: account.token, body: { kind: 'episode', id: show.episodes[0]!.id, watched: true } });
+    expect(marked.status).toBe(200);
+    await watcher.until(() => latest().get(state(deviceId, 'unwatched_episodes')) === '2', 5_000, 'two unwatched');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const watch = await watcher.until(() => watcher.messages.find((message) => message.topic === `airdate/${deviceId}/watch/event`), 5_000, 'the watch event');
+    expect(watch.retain).toBe(false);
+    expect(JSON.parse(watch.payload)).toMatchObject({ event_type: 'episode', id: show.episodes[0]!.id, title: 'The Expanse', episode: 'S01E01' });
+    expect(latest().get(state(deviceId, 'last_watched'))).toBe('The Expanse S01E01');
+
+    // A mark from the web app (GraphQL).
+    started = Date.now();
+    const web = await graphql(app, account.token, 'mutation($id: Int!) { setWatched(input: { kind: EPISODE, id: $id, watched: true }) { ... on MutationSetWatchedSuccess { data { changed } } } }', { id: show.episodes[1]!.id });
+    expect(web.json.data.setWatched.data.changed).toBe(true);
+    await watcher.until(() => latest().get(state(deviceId, 'unwatched_episodes')) === '1', 5_000, 'one unwatched');
+    expect(Date.now() - started).toBeLessThan(2_000);
+
+    // Nothing of the account that did not opt in, nothing naming an account, no token.
+    expect(await db().mqttDevice.findUnique({ where: { accountId: other.id } })).toBeNull();
+    for (const message of watcher.messages) {
+      expect(message.topic.startsWith('airdate/status') || message.topic.includes(deviceId), message.topic).toBe(true);
+      for (const secret of [account.name, account.token, other.name, other.token]) expect(`${message.topic} ${message.payload}`).not.toContain(secret);
+    }
+
+    // Turned off: every config emptied (retained), so Home Assistant removes the entities.
+    await settings(account.token, false);
+    await watcher.until(() => [...latest()].filter(([topic, payload]) => topic.includes(`/airdate_${deviceId}/`) && topic.endsWith('/config') && payload === '').length === 10, 10_000, 'ten empty configs');
+    // A client arriving now (Home Assistant starting) finds nothing of the device.
+    const fresh = await watchBroker(broker);
+    await new Promise((done) => setTimeout(done, 500));
+    expect(fresh.messages.filter((message) => message.topic.includes(deviceId))).toEqual([]);
+    await Promise.all([watcher.close(), fresh.close()]);
+  });
+});
