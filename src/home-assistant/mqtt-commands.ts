@@ -84,20 +84,32 @@ export function createMqttCommands(props: { topics: MqttTopics; logger: Logger; 
       if (!topic.startsWith(prefix)) return;
       const [deviceId, button, press, ...rest] = topic.slice(prefix.length).split('/');
       if (press !== 'press' || rest.length > 0 || deviceId === undefined) return;
-      const accountId = devices.get(deviceId);
-      if (accountId === undefined) {
-        logger.debug('MQTT: a command for an unknown device was ignored');
-        return;
-      }
-      if (!allowed(accountId)) return;
-      const text = payload.length <= 16 ? payload.toString() : '';
-      if (!(buttonKeys as readonly string[]).includes(button!) || text !== pressPayload) {
-        logger.warn(`MQTT: ignored a command for account ${accountId}: ${(buttonKeys as readonly string[]).includes(button!) ? `payload must be ${pressPayload}` : 'unknown button'}`);
-        return;
-      }
-      void run(accountId, button as ButtonKey);
+      void (async () => {
+        // A device published in the round under way is not in the round's view yet: ask the database.
+        const accountId = devices.get(deviceId) ?? (await publishedDevice(deviceId).catch(() => undefined));
+        if (accountId === undefined) {
+          logger.debug('MQTT: a command for an unknown device was ignored');
+          return;
+        }
+        if (!allowed(accountId)) return;
+        const text = payload.length <= 16 ? payload.toString() : '';
+        if (!(buttonKeys as readonly string[]).includes(button!) || text !== pressPayload) {
+          logger.warn(`MQTT: ignored a command for account ${accountId}: ${(buttonKeys as readonly string[]).includes(button!) ? `payload must be ${pressPayload}` : 'unknown button'}`);
+          return;
+        }
+        await run(accountId, button as ButtonKey);
+      })();
     },
   };
+
+  /** The account of a published device of an opted-in account, by its device id. */
+  async function publishedDevice(deviceId: string): Promise<number | undefined> {
+    if (!/^[0-9a-f]{16}$/.test(deviceId)) return undefined;
+    const device = await db().mqttDevice.findUnique({ where: { deviceId }, select: { accountId: true, published: true } });
+    if (!device?.published) return undefined;
+    const account = await db().account.findUnique({ where: { id: device.accountId }, select: { homeAssistantMqtt: true } });
+    return account?.homeAssistantMqtt ? device.accountId : undefined;
+  }
 
   async function run(accountId: number, button: ButtonKey): Promise<void> {
     try {

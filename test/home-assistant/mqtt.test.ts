@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
+import { removeAccount } from '../../src/accounts/account-admin.ts';
 import { setFollow } from '../../src/library/library.ts';
+import { accountSyncJob } from '../../src/sync/sync-jobs.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
@@ -11,7 +13,7 @@ import { useMosquitto, watchBroker } from '../support/mosquitto.ts';
 // file), watched by a client that stands for Home Assistant.
 const broker = await useMosquitto();
 const log = captureLog();
-const { app } = await useTestApp({ AIRDATE_MQTT_URL: broker.url, AIRDATE_METRICS_TOKEN: 'metrics-token-for-tests' }, { logDestination: log.destination });
+const { app } = await useTestApp({ AIRDATE_MQTT_URL: broker.url, AIRDATE_METRICS_TOKEN: 'metrics-token-for-tests', AIRDATE_LOG_LEVEL: 'info' }, { logDestination: log.destination });
 afterAll(() => app.close());
 
 const settings = (token: string, on: boolean) => graphql(app, token, 'mutation($on: Boolean!) { updateSettings(input: { homeAssistantMqtt: $on }) { ... on MutationUpdateSettingsSuccess { data { homeAssistantMqtt } } } }', { on });
@@ -106,5 +108,97 @@ describe('the library over MQTT for Home Assistant', () => {
     await new Promise((done) => setTimeout(done, 500));
     expect(fresh.messages.filter((message) => message.topic.includes(deviceId))).toEqual([]);
     await Promise.all([watcher.close(), fresh.close()]);
+  });
+
+  it('buttons act on the account whose device they name, once per command; other payloads, unknown buttons and floods are ignored with a log line', { timeout: 60_000 }, async () => {
+    const watcher = await watchBroker(broker);
+    const first = await optedIn();
+    const second = await optedIn();
+    const press = (deviceId: string, button: string, payload = 'PRESS') => watcher.publish(`airdate/${deviceId}/${button}/press`, payload);
+    const watchedOf = async (accountId: number) =>
+      (await db().watchState.findMany({ where: { accountId, watched: true }, select: { episodeId: true }, orderBy: { episodeId: 'asc' } })).map((row) => row.episodeId);
+
+    // "Mark the first up-next episode watched" marks the first account's S01E01, and only that.
+    await press(first.deviceId, 'mark_up_next');
+    await watcher.until(() => watcher.latest().get(state(first.deviceId, 'unwatched_episodes')) === '2', 5_000, 'the button’s mark on the broker');
+    expect(await watchedOf(first.account.id)).toEqual([first.show.episodes[0]!.id]);
+    expect(await watchedOf(second.account.id)).toEqual([]);
+    const event = await watcher.until(() => watcher.messages.find((message) => message.topic === `airdate/${first.deviceId}/watch/event`));
+    expect(JSON.parse(event.payload)).toMatchObject({ event_type: 'episode', episode: 'S01E01' });
+
+    // "Sync now" queues the second account's sync (this in-process app runs no jobs: it stays queued).
+    await press(second.deviceId, 'sync');
+    const deadline = Date.now() + 5_000;
+    let queued: { accountId: number }[] = [];
+    while (Date.now() < deadline && !queued.some((job) => job.accountId === second.account.id)) {
+      queued = await app.jobs.live(accountSyncJob);
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    expect(queued.map((job) => job.accountId)).toContain(second.account.id);
+    expect(queued.map((job) => job.accountId)).not.toContain(first.account.id);
+
+    // Another payload, an unknown button, a device nobody has: ignored, said in the log.
+    const before = log.text().length;
+    await press(first.deviceId, 'mark_up_next', 'press');
+    await press(first.deviceId, 'explode');
+    await press('0000000000000000', 'mark_up_next');
+    await new Promise((done) => setTimeout(done, 700));
+    expect(log.text().slice(before)).toContain('payload must be PRESS');
+    expect(log.text().slice(before)).toContain('unknown button');
+    expect(await watchedOf(first.account.id)).toEqual([first.show.episodes[0]!.id]);
+
+    // A flood: at most 10 commands a minute per account are acted on (3 were counted above), one line for the rest.
+    for (let index = 0; index < 30; index += 1) await press(first.deviceId, 'mark_up_next', 'not-press');
+    await new Promise((done) => setTimeout(done, 700));
+    const lines = log.text().slice(before).split('\n');
+    expect(lines.filter((line) => line.includes('payload must be PRESS')).length).toBe(8);
+    expect(lines.filter((line) => line.includes('button commands in 60 s')).length).toBe(1);
+    // The second account's buttons still work: the limit is per account.
+    await press(second.deviceId, 'mark_up_next');
+    await watcher.until(() => watcher.latest().get(state(second.deviceId, 'unwatched_episodes')) === '2', 5_000, 'the second account’s mark');
+    await watcher.close();
+  });
+
+  it('publishes every config and state again when Home Assistant comes online, and removes a removed account’s entities', { timeout: 60_000 }, async () => {
+    const watcher = await watchBroker(broker);
+    const { account, deviceId } = await optedIn();
+    await watcher.until(() => watcher.latest().get(state(deviceId, 'unwatched_episodes')) === '3', 10_000, 'the states');
+    const since = Date.now();
+    await watcher.publish('homeassistant/status', 'online');
+    await watcher.until(() => [...watcher.latest(since)].filter(([topic]) => topic.includes(`/airdate_${deviceId}/`) && topic.endsWith('/config')).length === 10, 5_000, 'the configs again');
+    await watcher.until(() => watcher.latest(since).get(state(deviceId, 'unwatched_episodes')) === '3', 5_000, 'the states again');
+
+    const admin = await makeAccount();
+    await db().account.update({ where: { id: admin.id }, data: { role: 'admin' } });
+    await removeAccount({ actorId: admin.id, id: account.id });
+    await watcher.until(() => [...watcher.latest()].filter(([topic, payload]) => topic.includes(`/airdate_${deviceId}/`) && topic.endsWith('/config') && payload === '').length === 10, 10_000, 'ten empty configs');
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline && (await db().mqttDevice.findUnique({ where: { accountId: account.id } }))) await new Promise((done) => setTimeout(done, 50));
+    expect(await db().mqttDevice.findUnique({ where: { accountId: account.id } })).toBeNull();
+    await watcher.close();
+  });
+
+  it('reconnects after a broker restart and publishes everything again; the metric says whether it is connected', { timeout: 90_000 }, async () => {
+    const { deviceId } = await optedIn();
+    const connected = async () => {
+      const text = (await call(app, 'GET', '/metrics', { token: 'metrics-token-for-tests' })).text;
+      return /^airdate_mqtt_connected (\d)/m.exec(text)?.[1];
+    };
+    expect(await connected()).toBe('1');
+    await broker.stop();
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && (await connected()) !== '0') await new Promise((done) => setTimeout(done, 100));
+    expect(await connected()).toBe('0');
+    // The server keeps serving meanwhile.
+    expect((await call(app, 'GET', '/readyz')).status).toBe(200);
+    expect(log.text()).toContain('MQTT: cannot use the broker at mqtt://127.0.0.1:');
+    expect(log.text()).not.toContain(broker.password);
+    await broker.start();
+    // The restarted broker kept nothing (no persistence): what a new client finds was published again.
+    const watcher = await watchBroker(broker);
+    await watcher.until(() => watcher.latest().get(state(deviceId, 'unwatched_episodes')) === '3', 30_000, 'the states after the restart');
+    await watcher.until(() => watcher.latest().get('airdate/status') === 'online', 5_000, 'online');
+    expect(await connected()).toBe('1');
+    await watcher.close();
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -34,12 +34,15 @@ export interface Broker {
  * A real Mosquitto 2 broker for the calling test file: its own free port on 127.0.0.1, anonymous
  * clients refused, one user in a password file (mosquitto_passwd). Stopped after the file's tests.
  */
+/** Debian puts the broker in /usr/sbin, which a user's PATH may lack. */
+const sbin = (name: string) => (existsSync(`/usr/sbin/${name}`) ? `/usr/sbin/${name}` : existsSync(`/usr/bin/${name}`) ? `/usr/bin/${name}` : name);
+
 export async function useMosquitto(): Promise<Broker> {
   const dir = mkdtempSync(path.join(tmpdir(), 'airdate-mosquitto-'));
   const user = 'airdate';
   const password = 'broker-secret-1';
   const passwords = path.join(dir, 'passwords');
-  const made = spawnSync('mosquitto_passwd', ['-b', '-c', passwords, user, password]);
+  const made = spawnSync(sbin('mosquitto_passwd'), ['-b', '-c', passwords, user, password]);
   if (made.status !== 0) throw new Error(`mosquitto_passwd failed: ${made.stderr?.toString()}`);
   const port = await freePort();
   const configFile = path.join(dir, 'mosquitto.conf');
@@ -50,7 +53,7 @@ export async function useMosquitto(): Promise<Broker> {
   let output = '';
 
   const start = async () => {
-    child = spawn('mosquitto', ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(sbin('mosquitto'), ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     // Ready once a client gets in.
