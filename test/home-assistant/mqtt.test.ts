@@ -3,6 +3,9 @@ import { db } from '../../src/db/client.ts';
 import { removeAccount } from '../../src/accounts/account-admin.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { accountSyncJob } from '../../src/sync/sync-jobs.ts';
+import { checkAccountReleases } from '../../src/notifications/release-jobs.ts';
+import { findAccountsToCheck } from '../../src/notifications/releases.ts';
+import { localDate } from '../../src/time/dates.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
@@ -199,6 +202,30 @@ describe('the library over MQTT for Home Assistant', () => {
     await watcher.until(() => watcher.latest().get(state(deviceId, 'unwatched_episodes')) === '3', 30_000, 'the states after the restart');
     await watcher.until(() => watcher.latest().get('airdate/status') === 'online', 5_000, 'online');
     expect(await connected()).toBe('1');
+    await watcher.close();
+  });
+
+  it('tells each release once as an event, the notification the webhook announces, also for an account without a webhook', { timeout: 60_000 }, async () => {
+    const watcher = await watchBroker(broker);
+    const account = await makeAccount();
+    const show = await makeShow({ title: 'Andor', episodes: [{ number: 1, airDate: localDate('UTC', new Date()) }] });
+    await setFollow({ accountId: account.id, kind: 'show', id: show.id, followed: true });
+    await settings(account.token, true);
+    const { deviceId } = await waitForDevice(account.id);
+    // The 30-minute check finds the account although it has no webhook.
+    expect(await findAccountsToCheck(new Date())).toContain(account.id);
+    await checkAccountReleases({ accountId: account.id, jobs: app.jobs, reached: () => {} });
+    const topic = `airdate/${deviceId}/release/event`;
+    const event = await watcher.until(() => watcher.messages.find((message) => message.topic === topic), 5_000, 'the release event');
+    const notification = await db().notification.findFirstOrThrow({ where: { accountId: account.id } });
+    const { type, ...body } = JSON.parse(notification.payload);
+    expect(event.retain).toBe(false);
+    expect(JSON.parse(event.payload)).toEqual({ event_type: type, ...body });
+    expect(JSON.parse(event.payload)).toMatchObject({ event_type: 'episode', title: 'Andor', item_key: `episode:${show.episodes[0]!.id}` });
+    // Checked again (the next 30-minute run, a sync): nothing new, no second event.
+    await checkAccountReleases({ accountId: account.id, jobs: app.jobs, reached: () => {} });
+    await new Promise((done) => setTimeout(done, 1_500));
+    expect(watcher.messages.filter((message) => message.topic === topic)).toHaveLength(1);
     await watcher.close();
   });
 });
