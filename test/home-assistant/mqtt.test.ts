@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { removeAccount } from '../../src/accounts/account-admin.ts';
-import { setFollow } from '../../src/library/library.ts';
+import { setFollow, setWatched } from '../../src/library/library.ts';
 import { accountSyncJob } from '../../src/sync/sync-jobs.ts';
 import { checkAccountReleases } from '../../src/notifications/release-jobs.ts';
 import { findAccountsToCheck } from '../../src/notifications/releases.ts';
@@ -226,6 +226,20 @@ describe('the library over MQTT for Home Assistant', () => {
     await checkAccountReleases({ accountId: account.id, jobs: app.jobs, reached: () => {} });
     await new Promise((done) => setTimeout(done, 1_500));
     expect(watcher.messages.filter((message) => message.topic === topic)).toHaveLength(1);
+    await watcher.close();
+  });
+
+  it('tells watches from the API, the web app and media servers as events, not those of imports', { timeout: 60_000 }, async () => {
+    const watcher = await watchBroker(broker);
+    const { account, show, deviceId } = await optedIn();
+    await watcher.until(() => watcher.latest().get(state(deviceId, 'unwatched_episodes')) === '3', 10_000, 'the states');
+    const since = Date.now();
+    await setWatched({ accountId: account.id, kind: 'episode', id: show.episodes[0]!.id, watched: true, source: 'import:trakt', at: new Date('2024-01-05T20:00:00Z') });
+    await setWatched({ accountId: account.id, kind: 'episode', id: show.episodes[1]!.id, watched: true, source: 'media-server:jellyfin' });
+    await watcher.until(() => watcher.latest(since).get(state(deviceId, 'unwatched_episodes')) === '1', 5_000, 'one unwatched');
+    await new Promise((done) => setTimeout(done, 1_000));
+    const events = watcher.messages.filter((message) => message.at >= since && message.topic === `airdate/${deviceId}/watch/event`);
+    expect(events.map((message) => JSON.parse(message.payload).episode)).toEqual(['S01E02']);
     await watcher.close();
   });
 });
