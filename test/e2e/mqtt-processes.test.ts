@@ -4,7 +4,8 @@ import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
-import { useMosquitto, watchBroker } from '../support/mosquitto.ts';
+import { watchBroker } from '../support/mosquitto-broker.ts';
+import { useMosquitto } from '../support/mosquitto.ts';
 import { serverProcesses } from '../support/server-processes.ts';
 
 // Real `serve` processes publishing to a real Mosquitto broker: the last will when one is killed,

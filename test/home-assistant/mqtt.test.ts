@@ -10,7 +10,8 @@ import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
 import { captureLog } from '../support/log-capture.ts';
-import { useMosquitto, watchBroker } from '../support/mosquitto.ts';
+import { watchBroker } from '../support/mosquitto-broker.ts';
+import { useMosquitto } from '../support/mosquitto.ts';
 
 // The server publishing to a real Mosquitto broker (its own, on a free port, with a password
 // file), watched by a client that stands for Home Assistant.
