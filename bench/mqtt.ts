@@ -39,9 +39,9 @@ const stateTopic = `airdate/${deviceId}/unwatched_episodes/state`;
 const sizes = [...watcher.latest()].filter(([topic]) => topic.startsWith(`airdate/${deviceId}/`)).map(([topic, payload]) => `${topic.split('/').slice(2).join('/')} ${Buffer.byteLength(payload)} B`);
 console.log(`messages at 500 shows: ${sizes.join(', ')}`);
 
-// An aired episode of a followed show that is not watched.
+// An aired episode (not a special: the count leaves those out) of a followed show, not watched.
 const episode = await db().episode.findFirstOrThrow({
-  where: { airDate: { lte: new Date().toISOString().slice(0, 10) }, show: { libraryRows: { some: { accountId: account.id, followed: true } } }, watchStates: { none: { accountId: account.id, watched: true } } },
+  where: { season: { gte: 1 }, airDate: { lte: new Date().toISOString().slice(0, 10) }, show: { libraryRows: { some: { accountId: account.id, followed: true } } }, watchStates: { none: { accountId: account.id, watched: true } } },
   select: { id: true },
 });
 const times: number[] = [];
