@@ -35,7 +35,7 @@ async function deviceOf(accountId: number): Promise<string> {
 }
 
 describe('MQTT with real server processes', () => {
-  it('a killed server shows offline through its last will; a broker refusing the credentials leaves the server serving, with one log line', { timeout: 90_000 }, async () => {
+  it('a killed server shows offline through its last will; a broker refusing the credentials leaves the server serving, with one log line', { timeout: 180_000 }, async () => {
     const watcher = await watchBroker(broker, ['airdate/status']);
     const server = await serve();
     await watcher.until(() => watcher.latest().get('airdate/status') === 'online', 15_000, 'online');
@@ -59,7 +59,7 @@ describe('MQTT with real server processes', () => {
     await Promise.all([watcher.close(), late.close()]);
   });
 
-  it('two processes on one database publish each change once, and the status stays online while one of them is up', { timeout: 120_000 }, async () => {
+  it('two processes on one database publish each change once, and the status stays online while one of them is up', { timeout: 180_000 }, async () => {
     const marks = 6;
     const { account, show } = await optedInAccount(marks);
     const [first, second] = await Promise.all([serve(), serve()]);
