@@ -4,7 +4,7 @@ import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
-import { watchBroker } from '../support/mosquitto-broker.ts';
+import { freePort, watchBroker } from '../support/mosquitto-broker.ts';
 import { useMosquitto } from '../support/mosquitto.ts';
 import { serverProcesses } from '../support/server-processes.ts';
 
@@ -35,7 +35,7 @@ async function deviceOf(accountId: number): Promise<string> {
 }
 
 describe('MQTT with real server processes', () => {
-  it('a killed server shows offline through its last will; a broker refusing the credentials leaves the server serving, with one log line', { timeout: 180_000 }, async () => {
+  it('a killed server shows offline through its last will; a broker refusing the credentials, or absent at start, leaves the server serving, with one log line', { timeout: 180_000 }, async () => {
     const watcher = await watchBroker(broker, ['airdate/status']);
     const server = await serve();
     await watcher.until(() => watcher.latest().get('airdate/status') === 'online', 15_000, 'online');
@@ -46,15 +46,22 @@ describe('MQTT with real server processes', () => {
     const late = await watchBroker(broker, ['airdate/status']);
     expect(await late.until(() => late.latest().get('airdate/status'))).toBe('offline');
 
-    const refused = await serve({ AIRDATE_MQTT_URL: broker.url.replace(broker.password, 'wrong-password') });
-    expect((await fetch(`${refused.baseUrl}/readyz`)).status).toBe(200);
-    // Three attempts or so (1 s, 2 s apart): still one line.
+    // Refused credentials, and a broker that is not there at start (nothing listens on the port).
+    const [refused, absent] = await Promise.all([
+      serve({ AIRDATE_MQTT_URL: broker.url.replace(broker.password, 'wrong-password') }),
+      serve({ AIRDATE_MQTT_URL: `mqtt://airdate:secret@127.0.0.1:${await freePort()}` }),
+    ]);
+    for (const server of [refused, absent]) expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
+    // Three attempts or so (1 s, 2 s apart): still one line each.
     await new Promise((done) => setTimeout(done, 3_500));
-    expect((await fetch(`${refused.baseUrl}/readyz`)).status).toBe(200);
-    const lines = refused.output().split('\n').filter((line) => line.includes('MQTT'));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain('the broker refused the connection: not authorized');
+    const linesOf = (server: typeof refused) => server.output().split('\n').filter((line) => line.includes('MQTT'));
+    for (const server of [refused, absent]) expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
+    expect(linesOf(refused)).toHaveLength(1);
+    expect(linesOf(refused)[0]).toContain('the broker refused the connection: not authorized');
     expect(refused.output()).not.toContain('wrong-password');
+    expect(linesOf(absent)).toHaveLength(1);
+    expect(linesOf(absent)[0]).toContain('the broker refused the connection (is it running, on this port?)');
+    expect(absent.output()).not.toContain('secret');
     expect(late.latest().get('airdate/status')).toBe('offline');
     await Promise.all([watcher.close(), late.close()]);
   });
