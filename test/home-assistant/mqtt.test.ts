@@ -184,6 +184,10 @@ describe('the library over MQTT for Home Assistant', () => {
 
   it('reconnects after a broker restart and publishes everything again; the metric says whether it is connected', { timeout: 90_000 }, async () => {
     const { deviceId } = await optedIn();
+    // On the broker before it stops (a publish cut short by the stop would be given back and done again anyway).
+    const before = await watchBroker(broker);
+    await before.until(() => before.latest().get(state(deviceId, 'unwatched_episodes')) === '3', 10_000, 'the states before the restart');
+    await before.close();
     const connected = async () => {
       const text = (await call(app, 'GET', '/metrics', { token: 'metrics-token-for-tests' })).text;
       return /^airdate_mqtt_connected (\d)/m.exec(text)?.[1];
