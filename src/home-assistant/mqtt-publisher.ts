@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fitJsonCost } from '../feeds/home-assistant-summary.ts';
+import { homeAssistantSummary } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import type { MqttConnection } from '../mqtt/mqtt-connection.ts';
 import type { MqttSettings } from '../mqtt/mqtt-settings.ts';
@@ -138,9 +140,9 @@ export function createHomeAssistantMqtt(options: HomeAssistantMqttOptions): Home
             eventMessage(topics, device.deviceId, 'watch', {
               event_type: watch.kind,
               id: watch.id,
-              title: watch.title,
+              title: fitJsonCost(watch.title, homeAssistantSummary.textCost),
               episode: watch.episode,
-              episode_title: watch.episodeTitle,
+              episode_title: watch.episodeTitle === null ? null : fitJsonCost(watch.episodeTitle, homeAssistantSummary.textCost),
               watched_at: watch.at.toISOString(),
             }),
           ),
