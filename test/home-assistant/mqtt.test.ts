@@ -79,23 +79,19 @@ describe('the library over MQTT for Home Assistant', () => {
     expect(latest().get(state(deviceId, 'up_next'))).toBe('1');
     expect(JSON.parse(latest().get(`airdate/${deviceId}/up_next/attributes`)!)).toMatchObject({ next: { show: 'The Expanse', episode: 'S01E01' } });
 
-    // A mark through the REST API: the state on the broker within 2 s, and a watch event.
-    let started = Date.now();
+    // A mark through the REST API: the state on the broker (how soon: bench/mqtt.ts), and a watch event.
     const marked = await call(app, 'POST', '/api/machine/watched', { token: account.token, body: { kind: 'episode', id: show.episodes[0]!.id, watched: true } });
     expect(marked.status).toBe(200);
-    await watcher.until(() => latest().get(state(deviceId, 'unwatched_episodes')) === '2', 5_000, 'two unwatched');
-    expect(Date.now() - started).toBeLessThan(2_000);
-    const watch = await watcher.until(() => watcher.messages.find((message) => message.topic === `airdate/${deviceId}/watch/event`), 5_000, 'the watch event');
+    await watcher.until(() => latest().get(state(deviceId, 'unwatched_episodes')) === '2', 15_000, 'two unwatched');
+    const watch = await watcher.until(() => watcher.messages.find((message) => message.topic === `airdate/${deviceId}/watch/event`), 15_000, 'the watch event');
     expect(watch.retain).toBe(false);
     expect(JSON.parse(watch.payload)).toMatchObject({ event_type: 'episode', id: show.episodes[0]!.id, title: 'The Expanse', episode: 'S01E01' });
     expect(latest().get(state(deviceId, 'last_watched'))).toBe('The Expanse S01E01');
 
     // A mark from the web app (GraphQL).
-    started = Date.now();
     const web = await graphql(app, account.token, 'mutation($id: Int!) { setWatched(input: { kind: EPISODE, id: $id, watched: true }) { ... on MutationSetWatchedSuccess { data { changed } } } }', { id: show.episodes[1]!.id });
     expect(web.json.data.setWatched.data.changed).toBe(true);
-    await watcher.until(() => latest().get(state(deviceId, 'unwatched_episodes')) === '1', 5_000, 'one unwatched');
-    expect(Date.now() - started).toBeLessThan(2_000);
+    await watcher.until(() => latest().get(state(deviceId, 'unwatched_episodes')) === '1', 15_000, 'one unwatched');
 
     // Nothing of the account that did not opt in, nothing naming an account, no token.
     expect(await db().mqttDevice.findUnique({ where: { accountId: other.id } })).toBeNull();
@@ -124,7 +120,7 @@ describe('the library over MQTT for Home Assistant', () => {
 
     // "Mark the first up-next episode watched" marks the first account's S01E01, and only that.
     await press(first.deviceId, 'mark_up_next');
-    await watcher.until(() => watcher.latest().get(state(first.deviceId, 'unwatched_episodes')) === '2', 5_000, 'the button’s mark on the broker');
+    await watcher.until(() => watcher.latest().get(state(first.deviceId, 'unwatched_episodes')) === '2', 15_000, 'the button’s mark on the broker');
     expect(await watchedOf(first.account.id)).toEqual([first.show.episodes[0]!.id]);
     expect(await watchedOf(second.account.id)).toEqual([]);
     const event = await watcher.until(() => watcher.messages.find((message) => message.topic === `airdate/${first.deviceId}/watch/event`));
@@ -146,20 +142,20 @@ describe('the library over MQTT for Home Assistant', () => {
     await press(first.deviceId, 'mark_up_next', 'press');
     await press(first.deviceId, 'explode');
     await press('0000000000000000', 'mark_up_next');
-    await new Promise((done) => setTimeout(done, 700));
-    expect(log.text().slice(before)).toContain('payload must be PRESS');
-    expect(log.text().slice(before)).toContain('unknown button');
+    await watcher.until(() => log.text().slice(before).includes('payload must be PRESS') && log.text().slice(before).includes('unknown button'), 15_000, 'the log lines');
     expect(await watchedOf(first.account.id)).toEqual([first.show.episodes[0]!.id]);
 
     // A flood: at most 10 commands a minute per account are acted on (3 were counted above), one line for the rest.
     for (let index = 0; index < 30; index += 1) await press(first.deviceId, 'mark_up_next', 'not-press');
-    await new Promise((done) => setTimeout(done, 700));
+    await watcher.until(() => log.text().slice(before).includes('button commands in 60 s'), 15_000, 'the flood’s line');
+    // The last commands of the flood handled too (each is a line or nothing).
+    await new Promise((done) => setTimeout(done, 1_000));
     const lines = log.text().slice(before).split('\n');
     expect(lines.filter((line) => line.includes('payload must be PRESS')).length).toBe(8);
     expect(lines.filter((line) => line.includes('button commands in 60 s')).length).toBe(1);
     // The second account's buttons still work: the limit is per account.
     await press(second.deviceId, 'mark_up_next');
-    await watcher.until(() => watcher.latest().get(state(second.deviceId, 'unwatched_episodes')) === '2', 5_000, 'the second account’s mark');
+    await watcher.until(() => watcher.latest().get(state(second.deviceId, 'unwatched_episodes')) === '2', 15_000, 'the second account’s mark');
     await watcher.close();
   });
 
@@ -169,8 +165,8 @@ describe('the library over MQTT for Home Assistant', () => {
     await watcher.until(() => watcher.latest().get(state(deviceId, 'unwatched_episodes')) === '3', 10_000, 'the states');
     const since = Date.now();
     await watcher.publish('homeassistant/status', 'online');
-    await watcher.until(() => [...watcher.latest(since)].filter(([topic]) => topic.includes(`/airdate_${deviceId}/`) && topic.endsWith('/config')).length === 10, 5_000, 'the configs again');
-    await watcher.until(() => watcher.latest(since).get(state(deviceId, 'unwatched_episodes')) === '3', 5_000, 'the states again');
+    await watcher.until(() => [...watcher.latest(since)].filter(([topic]) => topic.includes(`/airdate_${deviceId}/`) && topic.endsWith('/config')).length === 10, 15_000, 'the configs again');
+    await watcher.until(() => watcher.latest(since).get(state(deviceId, 'unwatched_episodes')) === '3', 15_000, 'the states again');
 
     const admin = await makeAccount();
     await db().account.update({ where: { id: admin.id }, data: { role: 'admin' } });
@@ -205,7 +201,7 @@ describe('the library over MQTT for Home Assistant', () => {
     // The restarted broker kept nothing (no persistence): what a new client finds was published again.
     const watcher = await watchBroker(broker);
     await watcher.until(() => watcher.latest().get(state(deviceId, 'unwatched_episodes')) === '3', 30_000, 'the states after the restart');
-    await watcher.until(() => watcher.latest().get('airdate/status') === 'online', 5_000, 'online');
+    await watcher.until(() => watcher.latest().get('airdate/status') === 'online', 15_000, 'online');
     expect(await connected()).toBe('1');
     await watcher.close();
   });
@@ -221,7 +217,7 @@ describe('the library over MQTT for Home Assistant', () => {
     expect(await findAccountsToCheck(new Date())).toContain(account.id);
     await checkAccountReleases({ accountId: account.id, jobs: app.jobs, reached: () => {} });
     const topic = `airdate/${deviceId}/release/event`;
-    const event = await watcher.until(() => watcher.messages.find((message) => message.topic === topic), 5_000, 'the release event');
+    const event = await watcher.until(() => watcher.messages.find((message) => message.topic === topic), 15_000, 'the release event');
     const notification = await db().notification.findFirstOrThrow({ where: { accountId: account.id } });
     const { type, ...body } = JSON.parse(notification.payload);
     expect(event.retain).toBe(false);
@@ -241,7 +237,7 @@ describe('the library over MQTT for Home Assistant', () => {
     const since = Date.now();
     await setWatched({ accountId: account.id, kind: 'episode', id: show.episodes[0]!.id, watched: true, source: 'import:trakt', at: new Date('2024-01-05T20:00:00Z') });
     await setWatched({ accountId: account.id, kind: 'episode', id: show.episodes[1]!.id, watched: true, source: 'media-server:jellyfin' });
-    await watcher.until(() => watcher.latest(since).get(state(deviceId, 'unwatched_episodes')) === '1', 5_000, 'one unwatched');
+    await watcher.until(() => watcher.latest(since).get(state(deviceId, 'unwatched_episodes')) === '1', 15_000, 'one unwatched');
     await new Promise((done) => setTimeout(done, 1_000));
     const events = watcher.messages.filter((message) => message.at >= since && message.topic === `airdate/${deviceId}/watch/event`);
     expect(events.map((message) => JSON.parse(message.payload).episode)).toEqual(['S01E02']);
