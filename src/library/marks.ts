@@ -36,6 +36,11 @@ export interface MarkResult {
   itemIds: number[];
   /** The history entries written, one per changed item: what undoMarks takes back. */
   historyIds: number[];
+  /**
+   * The account's feed version this write made (null when nothing changed): a live stream's event
+   * carrying it is this write's own echo, so the tab that made it need not read again.
+   */
+  feedVersion: number | null;
 }
 
 /** The instant an air date stands for in the history: noon UTC of that day (as imports date a day-only mark). */
@@ -106,8 +111,8 @@ async function applyMarks(tx: Prisma.TransactionClient, accountId: number, targe
     changedIds.push(...changing.map((item) => item.id));
     historyIds.push(...events.map((event) => event.id));
   }
-  if (changedIds.length > 0) await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now } });
-  return { changed: changedIds.length, itemIds: changedIds, historyIds };
+  const feedVersion = changedIds.length > 0 ? (await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now }, select: { feedVersion: true } })).feedVersion : null;
+  return { changed: changedIds.length, itemIds: changedIds, historyIds, feedVersion };
 }
 
 export interface MarkEpisodesProps {
@@ -201,7 +206,7 @@ export async function markItems(props: MarkItemsProps): Promise<MarkResult> {
  * says — or, with none left, the opposite of the removed entry (the state before it).
  * Answers how many items' states changed.
  */
-export async function undoMarks(props: { accountId: number; historyIds: number[] }): Promise<{ removed: number; changed: number }> {
+export async function undoMarks(props: { accountId: number; historyIds: number[] }): Promise<{ removed: number; changed: number; feedVersion: number }> {
   if (props.historyIds.length === 0) throw new InputError('ids must name at least one history entry', 'ids');
   if (props.historyIds.length > markLimits.undo) throw new InputError(`ids may name at most ${markLimits.undo} history entries`, 'ids');
   props.historyIds.forEach((id) => checkId(id, 'ids'));
@@ -240,7 +245,7 @@ export async function undoMarks(props: { accountId: number; historyIds: number[]
       }
       changed += 1;
     }
-    await tx.account.update({ where: { id: props.accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now } });
-    return { removed: entries.length, changed };
+    const { feedVersion } = await tx.account.update({ where: { id: props.accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now }, select: { feedVersion: true } });
+    return { removed: entries.length, changed, feedVersion };
   });
 }
