@@ -2,11 +2,8 @@ import { db } from '../db/client.ts';
 import { builder } from '../graphql/builder.ts';
 import { writeErrors } from '../graphql/errors.ts';
 import { listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts';
-import { fieldCosts, listLimits } from '../limits.ts';
+import { listLimits } from '../limits.ts';
 import { ShowRef } from '../catalog/catalog-schema.ts';
-import { feedWindow, hasAired, scanShow } from '../feeds/rules.ts';
-import type { SnapshotEpisode } from '../feeds/types.ts';
-import { localDate, type LocalDate } from '../time/dates.ts';
 import { LibraryItemRef, WatchKind } from './library-schema.ts';
 import { markEpisodes, markItems, markLimits, undoMarks, type MarkResult } from './marks.ts';
 
@@ -57,80 +54,6 @@ builder.prismaObjectField('Show', 'watchedEpisodeCount', (t) =>
   }),
 );
 void ShowRef;
-
-/** A show's episodes with the viewer's watched flags, read once per request however many fields ask (upNext, seasons). */
-const viewerEpisodesRead = new WeakMap<object, Map<number, Promise<SnapshotEpisode[]>>>();
-function viewerEpisodes(context: { account: { id: number } }, showId: number): Promise<SnapshotEpisode[]> {
-  const reads = viewerEpisodesRead.get(context) ?? new Map<number, Promise<SnapshotEpisode[]>>();
-  viewerEpisodesRead.set(context, reads);
-  let read = reads.get(showId);
-  if (!read) {
-    read = Promise.all([
-      db().episode.findMany({ where: { showId }, select: { id: true, season: true, number: true, title: true, airDate: true } }),
-      db().watchState.findMany({ where: { accountId: context.account.id, watched: true, episode: { showId } }, select: { episodeId: true } }),
-    ]).then(([episodes, states]) => {
-      const watched = new Set(states.map((state) => state.episodeId));
-      return episodes.map((episode) => ({ ...episode, airDate: episode.airDate as LocalDate | null, watched: watched.has(episode.id) }));
-    });
-    reads.set(showId, read);
-  }
-  return read;
-}
-
-builder.prismaObjectField('Show', 'upNext', (t) =>
-  t.prismaField({
-    type: 'Episode',
-    nullable: true,
-    description: "The viewer's next episode of it by the summary's rule (the earliest aired unwatched episode after the last watched one, specials aside), followed or not; null when none.",
-    resolve: async (query, show, _args, context) => {
-      const episodes = await viewerEpisodes(context, show.id);
-      const snapshot = { id: show.id, title: '', poster: null, followed: true, archived: false, lastWatchedAt: null, episodes };
-      const next = scanShow(snapshot, feedWindow(localDate(context.account.timezone, new Date()))).upNext;
-      return next ? db().episode.findUnique({ ...query, where: { id: next.id } }) : null;
-    },
-  }),
-);
-
-interface SeasonProgress {
-  number: number;
-  episodeCount: number;
-  airedCount: number;
-  watchedCount: number;
-  watchedAiredCount: number;
-}
-
-const ShowSeason = builder.objectRef<SeasonProgress>('ShowSeason').implement({
-  description: "One season of a show with the viewer's progress in it (season 0 holds the specials).",
-  fields: (t) => ({
-    number: t.exposeInt('number', { description: '0 for the specials.' }),
-    episodeCount: t.exposeInt('episodeCount', { description: 'Episodes the catalog holds for the season.' }),
-    airedCount: t.exposeInt('airedCount', { description: "Episodes aired on or before the viewer's local today (an unknown air date has not aired)." }),
-    watchedCount: t.exposeInt('watchedCount', { description: 'Episodes the viewer has marked watched, aired or not.' }),
-    watchedAiredCount: t.exposeInt('watchedAiredCount', { description: 'Aired episodes the viewer has marked watched: with airedCount, the progress a season shows.' }),
-  }),
-});
-
-builder.prismaObjectField('Show', 'seasons', (t) =>
-  t.field({
-    type: [ShowSeason],
-    description: "Its seasons in order (the specials, season 0, first when it has any), each with its episode counts and the viewer's progress: what a page needs to draw a long show without reading every episode.",
-    complexity: () => ({ field: fieldCosts.showSeasons, multiplier: 1 }),
-    resolve: async (show, _args, context) => {
-      const today = localDate(context.account.timezone, new Date());
-      const seasons = new Map<number, SeasonProgress>();
-      for (const episode of await viewerEpisodes(context, show.id)) {
-        const season = seasons.get(episode.season) ?? { number: episode.season, episodeCount: 0, airedCount: 0, watchedCount: 0, watchedAiredCount: 0 };
-        const aired = hasAired(episode.airDate, today);
-        season.episodeCount += 1;
-        if (aired) season.airedCount += 1;
-        if (episode.watched) season.watchedCount += 1;
-        if (episode.watched && aired) season.watchedAiredCount += 1;
-        seasons.set(episode.season, season);
-      }
-      return [...seasons.values()].sort((a, b) => a.number - b.number);
-    },
-  }),
-);
 
 const historyPage = pageDescriptions(listLimits.watchHistory, 'entries');
 
