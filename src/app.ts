@@ -23,6 +23,7 @@ import { createLiveUpdates } from './library/live-updates.ts';
 import { createLazyScheduler } from './jobs/lazy-scheduler.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
 import { jobDefinitions } from './jobs.ts';
+import type { ChannelServices } from './notifications/channel-services.ts';
 import { createApiDescription } from './openapi/api-description.ts';
 import { projectRoot } from './paths.ts';
 import { bindRoutes, createRouter } from './router.ts';
@@ -65,6 +66,19 @@ export interface AppOptions {
   webAppDir?: string;
   /** Where log lines go instead of stderr (tests read them). */
   logDestination?: DestinationStream;
+  /** Tests only: the hosted notification services at local receivers, their self-signed certificates, a resolver. */
+  channelPeers?: Pick<ChannelServices, 'serviceUrls' | 'trustedCertificates' | 'lookup'>;
+}
+
+/** The notification channels' settings: the outbound policy and timeout, the mail server, the origin links are built on. */
+function createChannelServices(config: Config, peers: AppOptions['channelPeers']): ChannelServices {
+  return {
+    policy: config.webhooks.policy,
+    timeoutMs: config.webhooks.timeoutMs,
+    smtpDefault: config.smtp,
+    publicOrigin: config.web.publicUrl ?? `http://localhost:${config.http.port}`,
+    ...peers,
+  };
 }
 
 /**
@@ -81,14 +95,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const catalogs = createCatalogProviders(config, logger, metrics);
   const catalog = createCatalogService(catalogs.providers, logger, { requestsPerHour: config.limits.catalogRequestsPerHour });
   const webhooks = { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs };
-  const jobs = createLazyScheduler(config, { definitions: jobDefinitions, services: { catalog, webhooks, logger, metrics } });
+  const channels = createChannelServices(config, options.channelPeers);
+  const jobs = createLazyScheduler(config, { definitions: jobDefinitions, services: { catalog, webhooks, channels, logger, metrics } });
   const live = createLiveUpdates({
     logger,
     pollMs: liveUpdates.pollMs,
     maxStreamsPerCredential: config.limits.liveStreamsPerCredential,
     maxStreamsPerAccount: config.limits.liveStreamsPerAccount,
   });
-  const services = { catalog, jobs, metrics, live, webhooks };
+  const services = { catalog, jobs, metrics, live, webhooks, channels };
   // Counted in the database, shared by every process, on PostgreSQL; per process on SQLite.
   const counters = { pool: postgresCountersPool(), logger, metrics };
   const signInLimiter = createSignInLimiter(counters);
