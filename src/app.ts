@@ -23,6 +23,7 @@ import { createLiveUpdates } from './library/live-updates.ts';
 import { createLazyScheduler } from './jobs/lazy-scheduler.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
 import { jobDefinitions } from './jobs.ts';
+import { sealMovedWebhookUrls } from './accounts/webhook-setting.ts';
 import type { ChannelServices } from './notifications/channel-services.ts';
 import { createApiDescription } from './openapi/api-description.ts';
 import { projectRoot } from './paths.ts';
@@ -91,6 +92,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const { metrics, mainPort, ownPort } = createAppMetrics(config, logger, snapshotGauges);
   await openDatabase(config, { migrate: true });
   initSecretKey(config);
+  // Webhook URLs the channels migration moved in the clear (SQL cannot encrypt) are sealed now.
+  await sealMovedWebhookUrls();
   initSessions(config.web);
   const catalogs = createCatalogProviders(config, logger, metrics);
   const catalog = createCatalogService(catalogs.providers, logger, { requestsPerHour: config.limits.catalogRequestsPerHour });

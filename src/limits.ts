@@ -47,6 +47,12 @@ export const channelLimits = {
   perAccount: 20,
   /** A channel's name, in characters. */
   nameLength: 100,
+  /**
+   * Deliveries to one channel that end failed in a row (each after its retries) before the channel
+   * is turned off and the account's other channels are told: a channel broken for good (a revoked
+   * token, a deleted chat) stops costing a send per release, one down for an hour does not.
+   */
+  failuresInARow: 10,
 } as const;
 
 /**

@@ -1,5 +1,5 @@
 import { db } from '../db/client.ts';
-import { listLimits } from '../limits.ts';
+import { channelLimits, listLimits } from '../limits.ts';
 import { vapidKeys } from '../keys/vapid-keys.ts';
 import { builder } from '../graphql/builder.ts';
 import { writeErrors } from '../graphql/errors.ts';
@@ -50,7 +50,11 @@ builder.prismaObjectField('Notification', 'channel', (t) =>
 );
 
 builder.prismaObjectField('Account', 'notificationChannels', (t) =>
-  t.relation('notificationChannels', { description: 'The account’s notification channels, oldest first.', query: { orderBy: { id: 'asc' } } }),
+  t.relation('notificationChannels', {
+    description: `The account’s notification channels, oldest first (at most ${channelLimits.perAccount}).`,
+    complexity: { field: 1, multiplier: channelLimits.perAccount },
+    query: { orderBy: { id: 'asc' } },
+  }),
 );
 
 const ChannelKindInfo = builder.objectRef<(typeof channelKinds)[number]>('NotificationChannelKind').implement({

@@ -4,6 +4,7 @@ import { builder } from '../graphql/builder.ts';
 import { writeErrors } from '../graphql/errors.ts';
 import { connectionComplexity, listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts';
 import { redeliverNotification } from './release-jobs.ts';
+import { findWebhook } from '../accounts/webhook-setting.ts';
 
 const deliveryPage = pageDescriptions(listLimits.deliveries, 'attempts');
 
@@ -49,12 +50,13 @@ builder.prismaObject('Notification', {
 });
 
 builder.prismaObjectFields('Account', (t) => ({
-  webhookDisabledAt: t.expose('webhookDisabledAt', {
+  webhookDisabledAt: t.field({
     type: 'DateTime',
     nullable: true,
-    description: 'Set when a receiver answered 410 Gone; setting webhookUrl again turns deliveries back on.',
+    description: 'Set when the webhook was turned off (a receiver answered 410 Gone, or it failed 10 times in a row); setting webhookUrl again turns deliveries back on.',
+    resolve: async (account) => (await findWebhook(account.id))?.disabledAt ?? null,
   }),
-  webhookDisabledReason: t.exposeString('webhookDisabledReason', { nullable: true }),
+  webhookDisabledReason: t.string({ nullable: true, resolve: async (account) => (await findWebhook(account.id))?.disabledReason ?? null }),
   notifications: t.relatedConnection('notifications', {
     description: `Release notifications with their delivery log, newest first, ${listLimits.connection.default} a page unless first or last asks for up to ${listLimits.connection.max}.`,
     cursor: 'id',

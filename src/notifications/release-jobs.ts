@@ -22,17 +22,20 @@ export const deliveryJob = defineJob({
   retry: retryFiveTimes,
   crashPoints: ['delivery-before-send', 'delivery-after-send', 'delivery-after-record'],
   async perform({ notificationId, manual }: { notificationId: number; manual?: boolean }, context) {
-    const { webhooks, metrics } = context.services;
+    const { channels, metrics } = context.services;
     const step = await deliverNotification({
       notificationId,
       // Retries of a redelivery are the schedule's own attempts, not asked for again.
       manual: manual === true && context.failures === 0,
-      policy: webhooks.policy,
-      timeoutMs: webhooks.timeoutMs,
+      policy: channels.policy,
+      timeoutMs: channels.timeoutMs,
+      channels,
       onStep: context.reached,
     });
     metrics.webhookDelivery({ outcome: step.done ? step.outcome : 'retry', attempt: step.attempt });
     if (!step.done) throw new RetryLater(step.retryInMs, 'delivery');
+    // A channel turned off: its notices to the other channels (recorded with the attempt; the sweep queues them if this process dies first).
+    for (const notice of step.notices ?? []) await context.jobs.queue(deliveryJob, { notificationId: notice, manual: false });
   },
 });
 

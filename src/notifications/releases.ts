@@ -4,6 +4,7 @@ import type { LocalDate } from '../time/dates.ts';
 import { newWebhookId } from '../webhooks/sign.ts';
 import type { WatchKind } from '../library/library.ts';
 import { isUniqueViolation } from '../db/prisma-errors.ts';
+import { webhookChannelKind } from '../accounts/webhook-setting.ts';
 
 /** Releases missed while no check ran (server down) are still notified this many days later. */
 export const catchUpDays = 3;
@@ -40,11 +41,9 @@ export const itemKeyOf = (kind: WatchKind, id: number): string => `${kind}:${id}
  * an earlier day is not.
  */
 export async function findNewReleases(props: { accountId: number; now: Date }): Promise<ReleasedItem[]> {
-  const account = await db().account.findUnique({
-    where: { id: props.accountId },
-    select: { timezone: true, webhookUrl: true, webhookDisabledAt: true },
-  });
-  if (!account?.webhookUrl || account.webhookDisabledAt) return [];
+  const account = await db().account.findUnique({ where: { id: props.accountId }, select: { timezone: true } });
+  const webhook = await db().notificationChannel.findFirst({ where: { accountId: props.accountId, kind: webhookChannelKind, enabled: true }, select: { id: true } });
+  if (!account || !webhook) return [];
   const today = localDate(account.timezone, props.now);
   const window = { gte: addDays(today, -catchUpDays), lte: today };
   const rows = await db().libraryItem.findMany({
@@ -140,12 +139,15 @@ async function withoutWatchedOrNotified(accountId: number, candidates: ReleasedI
  */
 export async function recordReleaseNotifications(props: { accountId: number; now: Date }): Promise<number[]> {
   const releases = await findNewReleases(props);
+  const webhook = await db().notificationChannel.findFirst({ where: { accountId: props.accountId, kind: webhookChannelKind, enabled: true }, select: { id: true } });
+  if (!webhook) return [];
   const created: number[] = [];
   for (const item of releases) {
     try {
       const row = await db().notification.create({
         data: {
           accountId: props.accountId,
+          channelId: webhook.id,
           itemKey: item.itemKey,
           kind: item.kind,
           webhookId: newWebhookId(),
@@ -177,9 +179,9 @@ export async function findAccountsToCheck(now: Date): Promise<number[]> {
   const to = addDays(utcToday, 1);
   const rows = await db().$queryRaw<{ accountId: number | bigint }[]>`
     SELECT DISTINCT l."accountId" AS "accountId"
-    FROM "LibraryItem" l JOIN "Account" a ON a."id" = l."accountId"
+    FROM "LibraryItem" l
     WHERE l."followed" = true AND l."archived" = false
-      AND a."webhookUrl" IS NOT NULL AND a."webhookDisabledAt" IS NULL
+      AND EXISTS (SELECT 1 FROM "NotificationChannel" c WHERE c."accountId" = l."accountId" AND c."kind" = 'webhook' AND c."enabled" = true)
       AND (EXISTS (SELECT 1 FROM "Episode" e WHERE e."showId" = l."showId" AND e."airDate" >= ${from} AND e."airDate" <= ${to}
             AND NOT EXISTS (SELECT 1 FROM "Notification" n WHERE n."accountId" = l."accountId" AND n."itemKey" = 'episode:' || e."id")
             AND NOT EXISTS (SELECT 1 FROM "WatchState" w WHERE w."accountId" = l."accountId" AND w."episodeId" = e."id" AND w."watched" = true))
