@@ -116,12 +116,14 @@ export async function deliverNotification(props: DeliverProps): Promise<Delivery
  */
 export async function prepareRedelivery(props: { accountId: number; notificationId: number; now: Date }): Promise<void> {
   const { count } = await db().notification.updateMany({
-    where: { id: props.notificationId, accountId: props.accountId, status: { not: 'pending' } },
+    // A grouped item is sent only within its group's message: nothing of its own to send again.
+    where: { id: props.notificationId, accountId: props.accountId, status: { in: ['delivered', 'failed', 'cancelled'] } },
     data: { status: 'pending', nextAttemptAt: props.now },
   });
   if (count === 1) return;
-  const exists = await db().notification.findFirst({ where: { id: props.notificationId, accountId: props.accountId }, select: { id: true } });
+  const exists = await db().notification.findFirst({ where: { id: props.notificationId, accountId: props.accountId }, select: { status: true } });
   if (!exists) throw new NotFoundError(`unknown notification ${props.notificationId}`);
+  if (exists.status === 'grouped') throw new InputError('this item was sent within another notification of its channel (toldWith in its payload): send that one again', 'id');
   throw new InputError('this notification is still being delivered; its retries are scheduled', 'id');
 }
 

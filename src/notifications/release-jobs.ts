@@ -44,9 +44,9 @@ export const deliveryJob = defineJob({
  * those just recorded, and any a run of this check recorded before its process died (the job is
  * then run again, by whichever process takes it over).
  */
-export async function checkAccountReleases(props: { accountId: number; jobs: JobQueue; reached: StepReached<'release-recorded'> }): Promise<void> {
+export async function checkAccountReleases(props: { accountId: number; jobs: JobQueue; reached: StepReached<'release-recorded'>; publicOrigin: string }): Promise<void> {
   const now = new Date();
-  await recordReleaseNotifications({ accountId: props.accountId, now });
+  await recordReleaseNotifications({ accountId: props.accountId, now, publicOrigin: props.publicOrigin });
   props.reached('release-recorded');
   for (const notificationId of await findDueNotifications({ accountId: props.accountId, now })) {
     await props.jobs.queue(deliveryJob, { notificationId, manual: false });
@@ -60,7 +60,7 @@ export const accountCheckJob = defineJob({
   concurrency: 10,
   retry: retryFiveTimes,
   crashPoints: ['release-recorded'],
-  perform: ({ accountId }: { accountId: number }, { jobs, reached }) => checkAccountReleases({ accountId, jobs, reached }),
+  perform: ({ accountId }: { accountId: number }, { jobs, reached, services }) => checkAccountReleases({ accountId, jobs, reached, publicOrigin: services.channels.publicOrigin }),
 });
 
 /** Every 30 minutes: queues an account check for each account that may have a release. */
