@@ -88,7 +88,7 @@ async function expectServed(env: Record<string, string>, read: Read) {
 }
 
 describe.runIf(testDatabaseKind() === 'sqlite')('the webhook moved into a channel, on SQLite', () => {
-  it('makes a webhook channel of each account’s webhook, keeps its log and its turned-off state, and the server seals the URL', async () => {
+  it('makes a webhook channel of each account’s webhook, keeps its log and its turned-off state, and the server seals the URL', { timeout: 90_000 }, async () => {
     const dataDir = mkdtempSync(path.join(folder, 'sqlite-'));
     const file = path.join(dataDir, 'airdate.db');
     const migrations = readMigrations(sqliteMigrationsDir);
@@ -112,7 +112,7 @@ describe.runIf(testDatabaseKind() === 'sqlite')('the webhook moved into a channe
 });
 
 describe.runIf(testDatabaseKind() === 'postgres')('the webhook moved into a channel, on PostgreSQL', () => {
-  it('makes a webhook channel of each account’s webhook, keeps its log and its turned-off state, and the server seals the URL', async () => {
+  it('makes a webhook channel of each account’s webhook, keeps its log and its turned-off state, and the server seals the URL', { timeout: 90_000 }, async () => {
     const database = await createPostgresDatabase();
     const client = new pg.Client({ connectionString: database.url });
     try {
