@@ -39,6 +39,11 @@ export interface MarkResult {
   itemIds: number[];
   /** The history entries written, one per changed item: what undoMarks takes back. */
   historyIds: number[];
+  /**
+   * The account's feed version this write made (null when nothing changed): a live stream's event
+   * carrying it is this write's own echo, so the tab that made it need not read again.
+   */
+  feedVersion: number | null;
 }
 
 /** The instant an air date stands for in the history: noon UTC of that day (as imports date a day-only mark). */
@@ -87,8 +92,8 @@ async function applyMarks(tx: Prisma.TransactionClient, accountId: number, targe
       historyIds.push(...changed.historyIds);
     }
   }
-  if (changedIds.length > 0) await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now } });
-  return { changed: changedIds.length, itemIds: changedIds, historyIds };
+  const feedVersion = changedIds.length > 0 ? (await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now }, select: { feedVersion: true } })).feedVersion : null;
+  return { changed: changedIds.length, itemIds: changedIds, historyIds, feedVersion };
 }
 
 /** applyMarks for one slice of items of one kind (at most prismaListValues): the ids changed and the history entries written. */
@@ -235,7 +240,7 @@ export async function markItems(props: MarkItemsProps): Promise<MarkResult> {
  * Answers how many items' states changed. Set-based: a few statements per prismaListValues
  * entries and items, whatever their number, in one transaction.
  */
-export async function undoMarks(props: { accountId: number; historyIds: number[] }): Promise<{ removed: number; changed: number }> {
+export async function undoMarks(props: { accountId: number; historyIds: number[] }): Promise<{ removed: number; changed: number; feedVersion: number }> {
   if (props.historyIds.length === 0) throw new InputError('ids must name at least one history entry', 'ids');
   if (props.historyIds.length > markLimits.undo) throw new InputError(`ids may name at most ${markLimits.undo} history entries`, 'ids');
   props.historyIds.forEach((id) => checkId(id, 'ids'));
@@ -267,8 +272,8 @@ export async function undoMarks(props: { accountId: number; historyIds: number[]
     for (const [kind, items] of before) {
       for (const part of chunks([...items.keys()], prismaListValues)) changed += await undoSlice(tx, accountId, kind, part, items, now);
     }
-    await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now } });
-    return { removed: entries.length, changed };
+    const { feedVersion } = await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now }, select: { feedVersion: true } });
+    return { removed: entries.length, changed, feedVersion };
   });
 }
 
