@@ -85,14 +85,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const catalogs = createCatalogProviders(config, logger, metrics);
   const catalog = createCatalogService(catalogs.providers, logger, { requestsPerHour: config.limits.catalogRequestsPerHour });
   const webhooks = { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs };
-  const jobs = createLazyScheduler(config, { definitions: jobDefinitions, services: { catalog, webhooks, logger, metrics } });
+  // Pulls of a media server's history connect under the webhooks' policy and deadline, never to Airdate itself.
+  const mediaServerPulls = { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs, ownOrigins: config.web.publicUrl ? [new URL(config.web.publicUrl).origin] : [], ownPort: config.http.port };
+  const jobs = createLazyScheduler(config, { definitions: jobDefinitions, services: { catalog, webhooks, logger, metrics, mediaServerPulls } });
   const live = createLiveUpdates({
     logger,
     pollMs: liveUpdates.pollMs,
     maxStreamsPerCredential: config.limits.liveStreamsPerCredential,
     maxStreamsPerAccount: config.limits.liveStreamsPerAccount,
   });
-  const services = { catalog, jobs, metrics, live, webhooks };
+  const services = { catalog, jobs, metrics, live, webhooks, mediaServerPulls };
   // Off unless AIRDATE_MQTT_URL is set; a broker that is down or refuses us never stops the server.
   let homeAssistant: HomeAssistantMqtt | undefined;
   if (config.mqtt) {
