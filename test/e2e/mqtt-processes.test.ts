@@ -4,7 +4,7 @@ import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
-import { freePort, watchBroker } from '../support/mosquitto-broker.ts';
+import { freePort, startMosquitto, watchBroker } from '../support/mosquitto-broker.ts';
 import { useMosquitto } from '../support/mosquitto.ts';
 import { serverProcesses } from '../support/server-processes.ts';
 
@@ -101,5 +101,26 @@ describe('MQTT with real server processes', () => {
     await watcher.until(() => watcher.messages.some((message) => message.at >= killedAt && message.topic === 'airdate/status' && message.payload === 'offline'), 15_000, 'the will');
     await watcher.until(() => watcher.latest(killedAt).get('airdate/status') === 'online', 15_000, 'online again');
     await watcher.close();
+  });
+
+  it('publishes over TLS (mqtts://) to a broker whose certificate the process trusts, and says so in one line when it does not', { timeout: 180_000 }, async () => {
+    const tlsBroker = await startMosquitto({ tls: true });
+    try {
+      const watcher = await watchBroker(tlsBroker, ['airdate/status']);
+      const [trusting, distrusting] = await Promise.all([
+        serve({ AIRDATE_MQTT_URL: tlsBroker.url, NODE_EXTRA_CA_CERTS: tlsBroker.caFile! }),
+        serve({ AIRDATE_MQTT_URL: tlsBroker.url }),
+      ]);
+      await watcher.until(() => watcher.latest().get('airdate/status') === 'online', 15_000, 'online over TLS');
+      expect(trusting.output()).not.toContain('MQTT');
+      await new Promise((done) => setTimeout(done, 2_000));
+      const lines = distrusting.output().split('\n').filter((line) => line.includes('MQTT'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/certificate/);
+      expect((await fetch(`${distrusting.baseUrl}/readyz`)).status).toBe(200);
+      await watcher.close();
+    } finally {
+      await tlsBroker.close();
+    }
   });
 });

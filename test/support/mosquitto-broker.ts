@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -29,17 +29,21 @@ export interface Broker {
   stop(): Promise<void>;
   /** Starts it again on the same port (no persistence: retained messages are gone). */
   start(): Promise<void>;
+  /** A TLS broker's certificate (self-signed): the file, for NODE_EXTRA_CA_CERTS, and its bytes. */
+  caFile?: string;
+  ca?: Buffer;
 }
+
+/** Debian puts the broker in /usr/sbin, which a user's PATH may lack. */
+const sbin = (name: string) => (existsSync(`/usr/sbin/${name}`) ? `/usr/sbin/${name}` : existsSync(`/usr/bin/${name}`) ? `/usr/bin/${name}` : name);
 
 /**
  * A real Mosquitto 2 broker: its own free port on 127.0.0.1, anonymous clients refused, one user in
  * a password file (mosquitto_passwd). Without vitest, so that bench/mqtt.ts can start one too;
- * tests call useMosquitto (mosquitto.ts), which stops it after the file's tests.
+ * tests call useMosquitto (mosquitto.ts), which stops it after the file's tests. `tls`: TLS only,
+ * with a self-signed certificate for 127.0.0.1 made by openssl (`caFile`: what to trust).
  */
-/** Debian puts the broker in /usr/sbin, which a user's PATH may lack. */
-const sbin = (name: string) => (existsSync(`/usr/sbin/${name}`) ? `/usr/sbin/${name}` : existsSync(`/usr/bin/${name}`) ? `/usr/bin/${name}` : name);
-
-export async function startMosquitto(): Promise<Broker> {
+export async function startMosquitto(options: { tls?: boolean } = {}): Promise<Broker> {
   const dir = mkdtempSync(path.join(tmpdir(), 'airdate-mosquitto-'));
   const user = 'airdate';
   const password = 'broker-secret-1';
@@ -48,9 +52,19 @@ export async function startMosquitto(): Promise<Broker> {
   if (made.status !== 0) throw new Error(`mosquitto_passwd failed: ${made.stderr?.toString()}`);
   const port = await freePort();
   const configFile = path.join(dir, 'mosquitto.conf');
-  writeFileSync(configFile, [`listener ${port} 127.0.0.1`, 'allow_anonymous false', `password_file ${passwords}`, 'persistence false',
+  const caFile = path.join(dir, 'cert.pem');
+  const tlsLines: string[] = [];
+  if (options.tls) {
+    const keyFile = path.join(dir, 'key.pem');
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', caFile, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
+    if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr?.toString()}`);
+    tlsLines.push(`certfile ${caFile}`, `keyfile ${keyFile}`);
+  }
+  writeFileSync(configFile, [`listener ${port} 127.0.0.1`, ...tlsLines, 'allow_anonymous false', `password_file ${passwords}`, 'persistence false',
     // Run as root (CI's container), Mosquitto would switch to its own user, who cannot read this folder.
     `user ${userInfo().username}`, ''].join('\n'));
+  const scheme = options.tls ? 'mqtts' : 'mqtt';
+  const ca = options.tls ? readFileSync(caFile) : undefined;
   let child: ChildProcess | undefined;
   let output = '';
 
@@ -62,7 +76,7 @@ export async function startMosquitto(): Promise<Broker> {
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        const client = await connectClient(`mqtt://127.0.0.1:${port}`, { username: user, password, reconnectPeriod: 0 });
+        const client = await connectClient(`${scheme}://127.0.0.1:${port}`, { username: user, password, reconnectPeriod: 0, ca });
         await client.endAsync();
         return;
       } catch (error) {
@@ -84,10 +98,10 @@ export async function startMosquitto(): Promise<Broker> {
     await stop();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { port, url: `mqtt://${user}:${password}@127.0.0.1:${port}`, user, password, stop, start, close };
+  return { port, url: `${scheme}://${user}:${password}@127.0.0.1:${port}`, user, password, stop, start, close, caFile: options.tls ? caFile : undefined, ca };
 }
 
-function connectClient(url: string, options: { username: string; password: string; reconnectPeriod?: number }): Promise<MqttClient> {
+function connectClient(url: string, options: { username: string; password: string; reconnectPeriod?: number; ca?: Buffer }): Promise<MqttClient> {
   return new Promise((resolve, reject) => {
     // MQTT 5, for retain-as-published: a watcher sees whether each message was sent retained.
     const client = connect(url, { ...options, protocolVersion: 5, connectTimeout: 3_000 });
@@ -112,7 +126,7 @@ export interface Received {
  * each message, and what the broker retains per topic (the latest retained payload; empty: none).
  */
 export async function watchBroker(broker: Broker, filters: string[] = ['#']) {
-  const client = await connectClient(`mqtt://127.0.0.1:${broker.port}`, { username: broker.user, password: broker.password });
+  const client = await connectClient(`${broker.url.split(':')[0]}://127.0.0.1:${broker.port}`, { username: broker.user, password: broker.password, ca: broker.ca });
   const messages: Received[] = [];
   client.on('message', (topic, payload, packet) => void messages.push({ topic, payload: payload.toString(), retain: packet.retain, at: Date.now() }));
   await client.subscribeAsync(filters, { qos: 1, rap: true });

@@ -4,8 +4,8 @@ import { startMosquitto, type Broker } from './mosquitto-broker.ts';
 /**
  * A real Mosquitto 2 broker for the calling test file (startMosquitto), stopped after its tests.
  */
-export async function useMosquitto(): Promise<Broker> {
-  const broker = await startMosquitto();
+export async function useMosquitto(options: { tls?: boolean } = {}): Promise<Broker> {
+  const broker = await startMosquitto(options);
   afterAll(() => broker.close());
   return broker;
 }
