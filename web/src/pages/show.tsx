@@ -480,9 +480,9 @@ export default function ShowPage() {
         <div class="field inline">
           <label for="up-next-rule">Up next offers</label>
           <select id="up-next-rule" value={show.ownUpNextRule ?? ''} disabled={ruleBusy} onChange={(event) => void changeRule((event.currentTarget.value || null) as UpNextRule | null)}>
-            <option value="">as the account does ({upNextRuleText[data.accountRule ?? show.upNextRule]})</option>
-            <option value="AFTER_LAST_WATCHED">{upNextRuleText.AFTER_LAST_WATCHED}</option>
-            <option value="FIRST_UNWATCHED">{upNextRuleText.FIRST_UNWATCHED}</option>
+            <option value="">the account's choice ({ruleShort[data.accountRule ?? show.upNextRule]})</option>
+            <option value="AFTER_LAST_WATCHED">{ruleShort.AFTER_LAST_WATCHED}</option>
+            <option value="FIRST_UNWATCHED">{ruleShort.FIRST_UNWATCHED}</option>
           </select>
         </div>
       </section>
@@ -534,6 +534,9 @@ function startingPoint(show: Show): { season: number; episodeId: number | null }
   const season = watchedIn ?? regular[0] ?? show.seasons[0];
   return season ? { season: season.number, episodeId: null } : null;
 }
+
+/** The up-next rules as a list of choices words them. */
+const ruleShort: Record<UpNextRule, string> = { AFTER_LAST_WATCHED: 'after the furthest watched', FIRST_UNWATCHED: 'the first unwatched' };
 
 const seasonTitle = (number: number) => (number === 0 ? 'Specials' : `Season ${number}`);
 
