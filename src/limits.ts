@@ -204,6 +204,32 @@ export const rateLimitWindowSeconds = { requests: 60 } as const;
 export const importCatalogLookups = { perRequest: 2_000, concurrent: 4 } as const;
 
 /**
+ * What one import request may list across its files (src/imports/import-rows.ts), refused with
+ * 413 naming the bound: `perRequest` entries, counting every show, film, game, episode, episode
+ * reference, watch-history entry and skipped line the parsed files hold (a CSV row is one or two:
+ * the item and its viewing). The largest real exports stay well under it (a Trakt history of
+ * 100 000 plays, 450 shows and 5 000 films: 200 900); past it, one request would hold the
+ * writer and hundreds of MB for minutes. A CSV file with more data rows than `perRequest` is
+ * refused while it is read, before its rows are made into items. Split a bigger library into
+ * several imports: the merge rules make each one add only what is new.
+ */
+export const importRows = { perRequest: 500_000 } as const;
+
+/**
+ * Reading an import's files (inflating its zips, parsing and validating every file) runs in a
+ * worker thread, never on the event loop (src/imports/read-off-loop.ts): `heapMb` is the worker's
+ * JavaScript heap (V8's old generation; the inflated entries themselves are bounded by the zip
+ * limits, at most 256 MiB), `timeoutMs` how long it may take; past either the worker is ended and
+ * the request answered 413, nothing written. A generated Trakt history of 240 000 plays in one
+ * 96 MB JSON file (about the largest real exports; 480 000 entries) needs more than 160 MB and is
+ * read within 256 MB (13 s at a load average of 15 on 2 cores); the issue's 122 MiB entry of 14
+ * million objects does not fit (413 when the worker reaches its bound, after ~50 s of one core).
+ * `concurrent`: workers at once per process (each holds up to heapMb and its inflated entries);
+ * further imports, each of another account (one import at a time per account), wait their turn.
+ */
+export const importReading = { heapMb: 384, timeoutMs: 120_000, concurrent: 2 } as const;
+
+/**
  * Unmatched import items kept with an account and retried (src/imports/pending-imports.ts):
  * at most `perAccount` rows per account (past it, a new unmatched item is only reported; the same
  * item imported again still replaces its row), and at most `retriedPerRun` of them retried per
@@ -262,6 +288,20 @@ export const trustedDeviceMs = 180 * 24 * 60 * 60 * 1000;
  * of each other address waiting, however long their bursts.
  */
 export const passwordHashing = { concurrent: 2, perAddress: 4, waiting: 32, retryAfterSeconds: 1 } as const;
+
+/**
+ * Bulk writes of the web app's marks (markWatched, markEpisodes, undoMarks: up to 5 000 items each)
+ * per account in one process (src/library/bulk-writes.ts): `running` at a time, up to `waiting`
+ * more wait their turn for at most `waitMs`, and any past those — or a waiter still waiting after
+ * `waitMs` — is refused, 429 with Retry-After `retryAfterSeconds`. On SQLite every write takes
+ * its turn at the one writer, so one account's burst would otherwise put all of its transactions
+ * ahead of everyone else's writes; with the bound another account's write waits for at most one
+ * bulk transaction of each account. A markWatched or undoMarks of at most `smallItems` items (the web
+ * app's toggle of one episode, an undo from the history page) is no bulk write and takes no turn: it
+ * costs about what as many toggles of the machine API do, which no turn bounds either (the rate
+ * limit per account does); markEpisodes always takes one.
+ */
+export const bulkWrites = { running: 1, waiting: 3, waitMs: 30_000, retryAfterSeconds: 5, smallItems: 20 } as const;
 
 /** Longest User-Agent kept with a session (the session list shows it; longer is cut). */
 export const sessionUserAgentChars = 300;

@@ -19,6 +19,7 @@ import './imports/pending-imports-schema.ts';
 import './notifications/webhook-test-schema.ts';
 import './accounts/account-links-schema.ts';
 import './media-servers/media-servers-schema.ts';
+import './media-servers/history/history-schema.ts';
 import './sync/sync-schema.ts';
 
 /** The Airdate GraphQL schema: served at /graphql and run by the REST facade. */

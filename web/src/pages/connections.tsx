@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { request } from '../client.ts';
 import { ConfirmButton, CopyField, formatTime, Notice, PageTitle, useAction, useLoad } from '../components.tsx';
 import { graphql, type ResultOf } from '../graphql.ts';
+import { ServerHistory } from './server-history.tsx';
 
 const ConnectionsQuery = graphql(`
   query Connections {
@@ -120,6 +121,7 @@ export default function ConnectionsPage() {
           {servers.map((server) => (
             <ServerCard key={server.source} server={server} connection={viewer.mediaServerConnections.find((connection) => connection.source === server.source)} reload={reload} />
           ))}
+          <ServerHistory />
           <DeliveryLog deliveries={viewer.mediaServerDeliveries} reload={reload} />
         </>
       )}
@@ -216,7 +218,7 @@ function DeliveryLog({ deliveries, reload }: { deliveries: Viewer['mediaServerDe
   return (
     <section class="card" aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
-      <p class="hint">The newest deliveries of your servers (progress events are not kept). An unmatched play is retried when the catalog learns it.</p>
+      <p class="hint">The newest deliveries of your servers (progress events are not kept; a stop before the end is, with how far it got). An unmatched play is retried when the catalog learns it.</p>
       <button type="button" onClick={reload}>
         Refresh deliveries
       </button>
