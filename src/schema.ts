@@ -7,6 +7,7 @@ import './accounts/sign-in-schema.ts';
 import './accounts/admin-schema.ts';
 import './library/library-schema.ts';
 import './library/marks-schema.ts';
+import './library/show-progress-schema.ts';
 import './library/live-updates-schema.ts';
 import './feeds/feeds-schema.ts';
 import './imports/import-schema.ts';
