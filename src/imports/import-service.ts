@@ -260,7 +260,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
     for (const target of watches) if (target.kind === 'episode') distinct.episodes.add(target.id);
   };
 
-  const showIds = await resolveItems(tx, 'show', document.shows, now);
+  const showIds = await resolveItems(tx, 'show', document.shows, now, accountId);
   changes.catalog += showIds.changes;
   const showsById = sorted(document.shows, showIds.ids);
   for (const slice of slices(showsById, (shows) => shows.reduce((sum, show) => sum + show.episodes.length, 1))) {
@@ -272,7 +272,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
         for (const { season, number, title, airDate, ids } of show.episodes) wanted.push({ showId, season, number, title: title ?? null, airDate: airDate ?? null, ids });
       }
     }
-    const episodes = await resolveEpisodes(tx, wanted, now);
+    const episodes = await resolveEpisodes(tx, wanted, now, accountId);
     changes.catalog += episodes.changes;
     // Shows the file calls finished without listing episodes (Simkl): their aired episodes, first.
     const watches: WatchTarget[] = await watchedThroughTargets(tx, slice);
@@ -292,7 +292,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
   const refs = document.episodeRefs ?? [];
   for (let start = 0; start < refs.length; start += sliceWeight) {
     const slice = refs.slice(start, start + sliceWeight);
-    const resolved = await resolveEpisodeRefs(tx, slice);
+    const resolved = await resolveEpisodeRefs(tx, slice, accountId);
     const follows: FollowTarget[] = [];
     const watches: WatchTarget[] = [];
     slice.forEach((ref, index) => {
@@ -308,7 +308,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
 
   for (const kind of ['movie', 'game'] as const) {
     const titles = document.titles.filter((title) => title.kind === kind);
-    const resolved = await resolveItems(tx, kind, titles, now);
+    const resolved = await resolveItems(tx, kind, titles, now, accountId);
     changes.catalog += resolved.changes;
     const titlesById = sorted(titles, resolved.ids);
     for (const slice of slices(titlesById, (same) => same.reduce((sum, title) => sum + title.history.length, 1))) {
