@@ -203,6 +203,18 @@ export const rateLimitWindowSeconds = { requests: 60 } as const;
 export const importCatalogLookups = { perRequest: 2_000, concurrent: 4 } as const;
 
 /**
+ * What one import request may list across its files (src/imports/import-rows.ts), refused with
+ * 413 naming the bound: `perRequest` entries, counting every show, film, game, episode, episode
+ * reference, watch-history entry and skipped line the parsed files hold (a CSV row is one or two:
+ * the item and its viewing). The largest real exports stay well under it (a Trakt history of
+ * 100 000 plays, 450 shows and 5 000 films: 200 900); past it, one request would hold the
+ * writer and hundreds of MB for minutes. A CSV file with more data rows than `perRequest` is
+ * refused while it is read, before its rows are made into items. Split a bigger library into
+ * several imports: the merge rules make each one add only what is new.
+ */
+export const importRows = { perRequest: 500_000 } as const;
+
+/**
  * Unmatched import items kept with an account and retried (src/imports/pending-imports.ts):
  * at most `perAccount` rows per account (past it, a new unmatched item is only reported; the same
  * item imported again still replaces its row), and at most `retriedPerRun` of them retried per
@@ -261,6 +273,17 @@ export const trustedDeviceMs = 180 * 24 * 60 * 60 * 1000;
  * of each other address waiting, however long their bursts.
  */
 export const passwordHashing = { concurrent: 2, perAddress: 4, waiting: 32, retryAfterSeconds: 1 } as const;
+
+/**
+ * Bulk writes of the web app's marks (markWatched, markEpisodes, undoMarks: up to 5 000 items each)
+ * per account in one process (src/library/bulk-writes.ts): `running` at a time, up to `waiting`
+ * more wait their turn for at most `waitMs`, and any past those — or a waiter still waiting after
+ * `waitMs` — is refused, 429 with Retry-After `retryAfterSeconds`. On SQLite every write takes
+ * its turn at the one writer, so one account's burst would otherwise put all of its transactions
+ * ahead of everyone else's writes; with the bound another account's write waits for at most one
+ * bulk transaction of each account.
+ */
+export const bulkWrites = { running: 1, waiting: 3, waitMs: 30_000, retryAfterSeconds: 5 } as const;
 
 /** Longest User-Agent kept with a session (the session list shows it; longer is cut). */
 export const sessionUserAgentChars = 300;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { db, fastReader, unawaitedWrite } from '../db/client.ts';
 import { asEpochMs } from '../db/fast-read.ts';
 import { chunks, prismaListValues } from '../db/limits.ts';
+import { registerCache } from '../metrics/cache-sizes.ts';
 import { isSecureOrigin, type WebSettings } from '../http/public-origin.ts';
 import { sessionTimes, sessionUserAgentChars } from '../limits.ts';
 import type { AuthenticatedAccount } from '../graphql/context.ts';
@@ -116,55 +117,85 @@ export function sessionCookieValue(request: Request): string | undefined {
 
 /**
  * The session and account of `request`'s cookie, or null when it has none or it is no longer
- * valid (expired sessions are deleted when found). Notes the use in `lastSeenAt`, at most once per
- * sessionTimes.lastSeenWriteMs, without making the request wait for the write.
+ * valid. One indexed query on the reader (fast-read.ts): on SQLite that is the read-only
+ * connection, so the lookup never waits behind the writes queued at the one writer (another
+ * account's bulk marks or import held every signed-in request for seconds when it ran there,
+ * issue 31); on PostgreSQL the pool's next free connection. What the lookup writes is bookkeeping
+ * that the request never waits for: an expired session's row is deleted, and the use is noted in
+ * `lastSeenAt` at most once per sessionTimes.lastSeenWriteMs per session and process (noteSessionUse).
  */
 export async function sessionFromRequest(request: Request): Promise<RequestSession | null> {
   const value = sessionCookieValue(request);
   if (value === undefined) return null;
   const digest = sha256Hex(value);
-  const [row, state] = await Promise.all([
-    db().session.findUnique({
-      where: { digest },
-      select: {
-        id: true,
-        digest: true,
-        createdAt: true,
-        lastSeenAt: true,
-        expiresAt: true,
-        account: { select: { id: true, name: true, timezone: true, feedVersion: true, calendarVersion: true, summaryProfile: true, passwordChangedAt: true } },
-      },
-    }),
-    db().serverState.findUnique({ where: { id: 1 }, select: { catalogVersion: true } }),
-  ]);
-  if (!row || !safeEqual(row.digest, digest)) return null;
+  // Identifiers quoted so the same statement runs on PostgreSQL, where unquoted names fold to lower case.
+  const [row] = await fastReader().rows(
+    `SELECT s."id", s."digest", s."createdAt", s."lastSeenAt", s."expiresAt",
+            a."id", a."name", a."timezone", a."feedVersion", a."calendarVersion", a."summaryProfile", a."passwordChangedAt",
+            COALESCE((SELECT v."catalogVersion" FROM "ServerState" v WHERE v."id" = 1), 0)
+     FROM "Session" s JOIN "Account" a ON a."id" = s."accountId"
+     WHERE s."digest" = ?`,
+    [digest],
+  );
+  // The index lookup finds the row; the constant-time comparison is what decides.
+  if (!row || !safeEqual(String(row[1]), digest)) return null;
+  const [id, , createdAt, lastSeenAt, expiresAt, accountId, name, timezone, feedVersion, calendarVersion, summaryProfile, passwordChangedAt, catalogVersion] = row;
+  const sessionId = Number(id);
   const now = Date.now();
-  const { account } = row;
+  const seen = asEpochMs(lastSeenAt);
   const expired = sessionEnded(
-    { createdAt: row.createdAt.getTime(), lastSeenAt: row.lastSeenAt.getTime(), expiresAt: row.expiresAt.getTime(), passwordChangedAt: account.passwordChangedAt?.getTime() ?? null },
+    { createdAt: asEpochMs(createdAt), lastSeenAt: seen, expiresAt: asEpochMs(expiresAt), passwordChangedAt: passwordChangedAt === null ? null : asEpochMs(passwordChangedAt) },
     now,
   );
   if (expired) {
-    await db().session.deleteMany({ where: { id: row.id } });
+    // Refused at once; the row goes when the writer gets to it (a failed delete is tried again on the next use).
+    unawaitedWrite(db().session.deleteMany({ where: { id: sessionId } }).catch(() => undefined));
     return null;
   }
-  if (now - row.lastSeenAt.getTime() >= sessionTimes.lastSeenWriteMs) {
-    // Bookkeeping: a failed write is tried again on the session's next request.
-    unawaitedWrite(db().session.updateMany({ where: { id: row.id }, data: { lastSeenAt: new Date(now) } }).catch(() => undefined));
-  }
+  if (now - seen >= sessionTimes.lastSeenWriteMs) noteSessionUse(sessionId, now);
   return {
-    sessionId: row.id,
+    sessionId,
     account: {
-      id: account.id,
-      name: account.name,
-      timezone: account.timezone,
-      feedVersion: account.feedVersion,
-      calendarVersion: account.calendarVersion,
-      catalogVersion: state?.catalogVersion ?? 0,
-      summaryProfile: account.summaryProfile,
-      credential: { kind: 'session', sessionId: row.id },
+      id: Number(accountId),
+      name: String(name),
+      timezone: String(timezone),
+      feedVersion: Number(feedVersion),
+      calendarVersion: Number(calendarVersion),
+      catalogVersion: Number(catalogVersion),
+      summaryProfile: String(summaryProfile),
+      credential: { kind: 'session', sessionId },
     },
   };
+}
+
+/** Sessions whose `lastSeenAt` write is remembered at most (then all are forgotten at once). */
+const lastSeenCapacity = 10_000;
+
+/** The last `lastSeenAt` write asked for, per session id, in this process. */
+const lastSeenWrites = new Map<number, number>();
+registerCache('session-last-seen', { size: () => lastSeenWrites.size, max: lastSeenCapacity, unit: 'entries' });
+
+/**
+ * Writes `lastSeenAt` = `now` for the session, unawaited, unless this process asked for one within
+ * sessionTimes.lastSeenWriteMs: while the writer is busy (SQLite's one writer behind a burst of
+ * writes) the stored `lastSeenAt` stays old, and without this every request of the session would
+ * queue one more write. A failed write is forgotten, so the next request tries again.
+ */
+function noteSessionUse(sessionId: number, now: number): void {
+  const previous = lastSeenWrites.get(sessionId);
+  if (previous !== undefined && now - previous < sessionTimes.lastSeenWriteMs) return;
+  if (lastSeenWrites.size >= lastSeenCapacity) lastSeenWrites.clear();
+  lastSeenWrites.set(sessionId, now);
+  const write = db()
+    .session.updateMany({ where: { id: sessionId }, data: { lastSeenAt: new Date(now) } })
+    .then(
+      () => undefined,
+      () => {
+        // Bookkeeping only: never fail (or slow down) the request; try again on the next one.
+        if (lastSeenWrites.get(sessionId) === now) lastSeenWrites.delete(sessionId);
+      },
+    );
+  unawaitedWrite(write);
 }
 
 /** A session's times, in epoch milliseconds, and its account's last password change (null: never). */

@@ -175,9 +175,9 @@ export async function resolveIdQueries(
         if (answer.outcome === 'failed') failures += 1;
         if (answer.outcome === 'spent') spent = true;
         if (answer.outcome !== 'found') continue;
-        records.push(...answer.records);
+        for (const record of answer.records) records.push(record);
         if (!provider.local) for (const record of answer.records) if (record.kind === 'show') wholeShows.add(record);
-        episodes.push(...answer.episodes);
+        for (const episode of answer.episodes) episodes.push(episode);
         answer.records.forEach(cover);
         found += 1;
         spent = false;
@@ -220,7 +220,7 @@ export function byPriority(answers: CatalogRecord[][]): CatalogRecord[] {
       });
       if (keys.some((key) => claimed.has(key))) continue;
       kept.push(record);
-      claimedHere.push(...keys);
+      for (const key of keys) claimedHere.push(key);
     }
     // Within one provider every record counts (it may list an item twice; the store merges them).
     for (const key of claimedHere) claimed.add(key);

@@ -156,6 +156,33 @@ export async function insertRowsReturning<T>(
   return written;
 }
 
+/**
+ * Sets `columns` of the rows of `table` whose `key` column matches, each row to its own values:
+ * `rows` hold the key first, then the values in `columns` order. One UPDATE per rowsPerStatement
+ * rows, the rows one JSON parameter as insertRows sends them (`UPDATE … FROM` the JSON rows), so a
+ * change of thousands of rows with different values (an undo putting each item back to its own
+ * time) is a few statements, within every driver's bound on parameters. Returns the rows updated.
+ */
+export async function updateRows(tx: Tx, table: string, key: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<number> {
+  const sqlite = databaseKind() === 'sqlite';
+  let updated = 0;
+  for (let start = 0; start < rows.length; start += rowsPerStatement) {
+    const { json, dates } = rowsJson(rows.slice(start, start + rowsPerStatement), columns.length + 1);
+    let statement: Prisma.Sql;
+    if (sqlite) {
+      const value = (index: number) => (dates[index] ? `replace(v.value ->> ${index}, 'Z', '+00:00')` : `v.value ->> ${index}`);
+      const set = columns.map((column, index) => `${quoted(column)} = ${value(index + 1)}`).join(', ');
+      statement = Prisma.sql`UPDATE ${Prisma.raw(`${quoted(table)} SET ${set}`)} FROM json_each(${json}) AS v WHERE ${Prisma.raw(`${quoted(table)}.${quoted(key)} = v.value ->> 0`)}`;
+    } else {
+      const set = columns.map((column) => `${quoted(column)} = r.${quoted(column)}`).join(', ');
+      const record = postgresRecord(table, [key, ...columns], (index) => `e -> ${index}`);
+      statement = Prisma.sql`UPDATE ${Prisma.raw(`${quoted(table)} AS t SET ${set}`)} FROM json_array_elements(${json}::json) AS e, ${Prisma.raw(`${record} AS r WHERE t.${quoted(key)} = r.${quoted(key)}`)}`;
+    }
+    updated += await tx.$executeRaw(statement);
+  }
+  return updated;
+}
+
 /** A row with its BIGINT values (PostgreSQL counts, SQLite through some paths) as numbers. */
 function numbers(row: Record<string, unknown>): Record<string, unknown> {
   for (const name in row) if (typeof row[name] === 'bigint') row[name] = Number(row[name]);

@@ -85,7 +85,7 @@ async function unknownTitles(queries: TitleQuery[], viewerId: number): Promise<T
     const ofKind = queries.filter((query) => query.kind === kind);
     if (ofKind.length === 0) continue;
     const stored = await storedByTitleAndYear(db(), kind, ofKind, viewerId);
-    unknown.push(...ofKind.filter((query) => !stored.has(titleYearKey(query.title, query.year))));
+    for (const query of ofKind) if (!stored.has(titleYearKey(query.title, query.year))) unknown.push(query);
   }
   return unknown;
 }
@@ -101,7 +101,9 @@ async function unknownQueries(queries: IdQuery[], viewerId: number): Promise<IdQ
   const groups = new Map<string, IdQuery[]>();
   for (const query of queries) {
     const key = `${query.kind}:${query.source}`;
-    groups.set(key, [...(groups.get(key) ?? []), query]);
+    const group = groups.get(key);
+    if (group) group.push(query);
+    else groups.set(key, [query]);
   }
   const tables: Record<MediaKind | 'episode', string> = { show: 'Show', movie: 'Movie', game: 'Game', episode: 'Episode' };
   for (const [key, group] of groups) {

@@ -184,8 +184,9 @@ async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
   let locked = false;
   const transaction = async (tx: Tx) => {
     for (const document of props.documents()) {
-      result.skipped.push(...document.skipped.map((skip) => ({ file: document.fileName, ...skip })));
-      result.notes.push(...(document.notes ?? []).map((note) => ({ file: document.fileName, note })));
+      // Loops, never push(...list): a list of 300 000 arguments overflows the stack.
+      for (const skip of document.skipped) result.skipped.push({ file: document.fileName, ...skip });
+      for (const note of document.notes ?? []) result.notes.push({ file: document.fileName, note });
       if (document.shows.length === 0 && document.titles.length === 0 && (document.episodeRefs ?? []).length === 0) continue;
       if (!locked) {
         // Imports into one account take turns (a row lock on PostgreSQL; SQLite writes one at a

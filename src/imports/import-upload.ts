@@ -8,6 +8,7 @@ import { exceedsLength, shortenText } from '../value-bounds.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import { applyImportDocuments, type ImportCounts, type ImportNote, type ImportSkipped, type ImportUnmatched } from './import-service.ts';
 import { collectIdQueries, importBudget, resolveUnknownIds, type PrepassQuery } from './import-prepass.ts';
+import { RowBudget } from './import-rows.ts';
 
 /** What an import request answers (besides `ok`). */
 export interface ImportSummary {
@@ -27,6 +28,8 @@ export interface ImportUploadsProps {
   files: UploadedFile[];
   /** Bounds on the zips' contents (defaults: defaultArchiveLimits). */
   limits?: ArchiveLimits;
+  /** Entries the files may list (default importRows.perRequest, src/limits.ts; import-rows.ts). */
+  maxRows?: number;
   /**
    * The catalogs, asked before the transaction about ids the database does not know yet (episode
    * references, imdb-only or Giant Bomb-only items: import-prepass.ts); without it those are
@@ -54,9 +57,9 @@ export interface ImportUploadsProps {
  * request are written in ONE transaction (applyImportDocuments): the request lands whole or not at
  * all, whether a database failure stops it or the process is killed half-way.
  *
- * ALL files are parsed before ANY is applied, so a malformed file (ImportFileError, 400) or an
- * oversized zip (TooLargeError, 413) anywhere in the request is refused before the transaction
- * starts, and the user can fix the upload and send it again as a whole.
+ * ALL files are parsed before ANY is applied, so a malformed file (ImportFileError, 400), an
+ * oversized zip or more entries than one import takes (TooLargeError, 413: import-rows.ts)
+ * anywhere in the request is refused before the transaction starts, and the user can fix the upload and send it again as a whole.
  *
  * Memory: for sources whose files stand alone (all but TV Time), the first pass only validates:
  * each file is inflated, parsed and dropped before the next one. The second pass parses each file
@@ -78,6 +81,7 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
   const reading = readOptions(props);
   const limits = props.limits ?? defaultArchiveLimits;
   const unread: SkippedEntry[] = [];
+  const rows = new RowBudget(props.maxRows);
   // A fresh budget per pass: the second pass reads exactly what the first one checked.
   function* files(skipped: SkippedEntry[]): Generator<UploadedFile> {
     const budget = new ArchiveBudget(limits);
@@ -94,6 +98,7 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
     for (const file of files(unread)) {
       last = undefined; // released before the next file is parsed
       last = parseFile(file.bytes, file.name);
+      rows.add(last);
       if (props.catalog) collectIdQueries(last, queries);
       count += 1;
     }
@@ -113,6 +118,7 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
     // TV Time's files make documents together (names in one file, watches in another): parsed
     // once, and again only should the transaction run again.
     let parsed: ImportDocument[] | undefined = parser.parse(files(unread), reading);
+    for (const document of parsed) rows.add(document);
     if (props.catalog) for (const document of parsed) collectIdQueries(document, queries);
     documents = () => {
       const list = parsed ?? parser.parse(files([]), reading);

@@ -35,7 +35,8 @@ export async function watchedThroughTargets(tx: Tx, shows: [number, ImportShow[]
   for (let start = 0; start < ids.length; start += showsPerQuery) {
     const part = ids.slice(start, start + showsPerQuery);
     // The latest date any of these shows asks for bounds the query; each show's own date is checked below.
-    const latest = Math.max(...part.map((id) => through.get(id)!.at.getTime()));
+    let latest = -Infinity;
+    for (const id of part) latest = Math.max(latest, through.get(id)!.at.getTime());
     const episodes = await tx.episode.findMany({
       where: { showId: { in: part }, season: { gte: 1 }, airDate: { not: null, lte: new Date(latest).toISOString().slice(0, 10) } },
       select: { id: true, showId: true, airDate: true },

@@ -111,10 +111,17 @@ export async function applyWatchData(
 ): Promise<{ history: number; writes: number }> {
   let history = 0;
   let writes = 0;
+  // An item named many times (a 300 000-row file of one film) has its entries appended, in a copy
+  // of its first list (the document's own stays as it was), and sorted once after all are merged:
+  // joining and sorting the lists at each repeat cost time quadratic in the repeats.
+  const merged = new Set<WatchTarget>();
   const kinds = byItem(targets, (into, next) => {
-    into.history = [...into.history, ...next.history].sort((a, b) => a.at.getTime() - b.at.getTime());
+    if (!merged.has(into)) into.history = into.history.slice();
+    merged.add(into);
+    for (const entry of next.history) into.history.push(entry);
     into.watched = next.watched ?? into.watched;
   });
+  for (const target of merged) target.history.sort((a, b) => a.at.getTime() - b.at.getTime());
   for (const [kind, items] of kinds as Map<WatchKind, Map<number, WatchTarget>>) {
     const key = itemColumn[kind];
     const events: unknown[][] = []; // item, watched, at, estimated (the account, kind and source are shared)

@@ -5,6 +5,9 @@ import { episodesVisibleTo, visibleTo } from '../db/catalog-visibility.ts';
 import { hasAired } from '../feeds/rules.ts';
 import { localDate, type LocalDate } from '../time/dates.ts';
 import { maxIntColumn, transactionTimes } from '../limits.ts';
+import { chunks, prismaListValues } from '../db/limits.ts';
+import { updateRows } from '../db/bulk-sql.ts';
+import { bulkWriteTurns } from './bulk-writes.ts';
 import { InputError, NotFoundError } from '../errors.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 
@@ -48,67 +51,82 @@ function checkId(id: number, field: string): void {
   if (!Number.isInteger(id) || id < 1 || id > maxIntColumn) throw new InputError(`${field} must be a positive integer up to ${maxIntColumn}`, field);
 }
 
-const inTransaction = <T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> =>
-  db().$transaction(work, { maxWait: transactionTimes.sqliteWaitMs, timeout: 60_000 });
+/**
+ * `work` in one transaction (all or nothing), in the account's turn of bulk writes (bulk-writes.ts:
+ * one at a time per account, a few waiting, the rest refused with 429).
+ */
+const inTransaction = <T>(accountId: number, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> =>
+  bulkWriteTurns.run(accountId, () => db().$transaction(work, { maxWait: transactionTimes.sqliteWaitMs, timeout: 60_000 }));
 
 /**
  * Sets `watched` on every target inside `tx`: the ones already in that state are left alone; each
  * other gets its state row (created on the first watch) and one history entry dated as `date`
- * asks (an unmark is dated now). Bumps the feed version once when anything changed.
+ * asks (an unmark is dated now). Bumps the feed version once when anything changed. The targets go
+ * prismaListValues at a time (slices), each slice's statements within every driver's bound on a
+ * statement's parameters (SQLite's refused 996 ids), all in the caller's one transaction.
  */
 async function applyMarks(tx: Prisma.TransactionClient, accountId: number, targets: MarkTarget[], watched: boolean, date: MarkDate, source: string): Promise<MarkResult> {
   const now = new Date();
   const changedIds: number[] = [];
   const historyIds: number[] = [];
   const byKind = new Map<WatchKind, MarkTarget[]>();
-  for (const target of targets) byKind.set(target.kind, [...(byKind.get(target.kind) ?? []), target]);
-  for (const [kind, items] of byKind) {
-    const column = itemColumn[kind];
-    const ids = items.map((item) => item.id);
-    // As the fast writer does it (fast-write-postgres.ts), so that concurrent writers of the same
-    // items stay exact: the flip is conditional (re-checked on the row a concurrent writer left),
-    // and a state another writer created meanwhile makes the creation a no-op that changed nothing.
-    const flipped = await tx.watchState.updateManyAndReturn({
-      where: { accountId, [column]: { in: ids }, watched: !watched },
-      data: { watched, changedAt: now },
-      select: { episodeId: true, movieId: true, gameId: true },
-    });
-    const changedHere = new Set(flipped.map((state) => state[column]!));
-    if (watched) {
-      const existing = await tx.watchState.findMany({ where: { accountId, [column]: { in: ids } }, select: { episodeId: true, movieId: true, gameId: true } });
-      const known = new Set(existing.map((state) => state[column]!));
-      const fresh = items.filter((item) => !known.has(item.id));
-      if (fresh.length > 0) {
-        const created = await tx.watchState.createManyAndReturn({
-          data: fresh.map((item) => ({ accountId, kind, [column]: item.id, watched, changedAt: now })),
-          select: { episodeId: true, movieId: true, gameId: true },
-          // SQLite runs one write transaction at a time: no concurrent creation to skip there.
-          ...(databaseKind() === 'postgres' ? { skipDuplicates: true } : {}),
-        } as Parameters<typeof tx.watchState.createManyAndReturn>[0]);
-        created.forEach((state) => changedHere.add(state[column]!));
-      }
+  for (const target of targets) {
+    const list = byKind.get(target.kind);
+    if (list) list.push(target);
+    else byKind.set(target.kind, [target]);
+  }
+  for (const [kind, all] of byKind) {
+    for (const items of chunks(all, prismaListValues)) {
+      const changed = await markSlice(tx, accountId, kind, items, watched, date, source, now);
+      changedIds.push(...changed.itemIds);
+      historyIds.push(...changed.historyIds);
     }
-    const changing = items.filter((item) => changedHere.has(item.id));
-    if (changing.length === 0) continue;
-    const events = await tx.watchEvent.createManyAndReturn({
-      data: changing.map((item) => {
-        const dated = watched && date === 'airDate' && item.airDate !== null;
-        return { accountId, kind, [column]: item.id, watched, source, at: dated ? airDateInstant(item.airDate!) : now, dateUnknown: watched && (date === 'unknown' || (date === 'airDate' && item.airDate === null)) };
-      }),
-      select: { id: true },
-    });
-    if (watched && date === 'airDate') {
-      // The state carries the time of the watch it stands for, as an import's does (statistics
-      // count by it): an air-date mark is dated by each item's air date, in one update per date.
-      const byDate = new Map<string, number[]>();
-      for (const item of changing) if (item.airDate !== null) byDate.set(item.airDate, [...(byDate.get(item.airDate) ?? []), item.id]);
-      for (const [day, dayIds] of byDate) await tx.watchState.updateMany({ where: { accountId, [column]: { in: dayIds } }, data: { changedAt: airDateInstant(day as LocalDate) } });
-    }
-    changedIds.push(...changing.map((item) => item.id));
-    historyIds.push(...events.map((event) => event.id));
   }
   if (changedIds.length > 0) await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now } });
   return { changed: changedIds.length, itemIds: changedIds, historyIds };
+}
+
+/** applyMarks for one slice of items of one kind (at most prismaListValues): the ids changed and the history entries written. */
+async function markSlice(tx: Prisma.TransactionClient, accountId: number, kind: WatchKind, items: MarkTarget[], watched: boolean, date: MarkDate, source: string, now: Date): Promise<{ itemIds: number[]; historyIds: number[] }> {
+  const column = itemColumn[kind];
+  const ids = items.map((item) => item.id);
+  const stateFields = { id: true, episodeId: true, movieId: true, gameId: true } as const;
+  // As the fast writer does it (fast-write-postgres.ts), so that concurrent writers of the same
+  // items stay exact: the flip is conditional (re-checked on the row a concurrent writer left),
+  // and a state another writer created meanwhile makes the creation a no-op that changed nothing.
+  const flipped = await tx.watchState.updateManyAndReturn({ where: { accountId, [column]: { in: ids }, watched: !watched }, data: { watched, changedAt: now }, select: stateFields });
+  /** The state row of each item changed here. */
+  const changedHere = new Map(flipped.map((state) => [state[column]!, state.id]));
+  if (watched) {
+    const existing = await tx.watchState.findMany({ where: { accountId, [column]: { in: ids } }, select: stateFields });
+    const known = new Set(existing.map((state) => state[column]!));
+    const fresh = items.filter((item) => !known.has(item.id));
+    if (fresh.length > 0) {
+      const created = await tx.watchState.createManyAndReturn({
+        data: fresh.map((item) => ({ accountId, kind, [column]: item.id, watched, changedAt: now })),
+        select: stateFields,
+        // SQLite runs one write transaction at a time: no concurrent creation to skip there.
+        ...(databaseKind() === 'postgres' ? { skipDuplicates: true } : {}),
+      } as Parameters<typeof tx.watchState.createManyAndReturn>[0]);
+      for (const state of created) changedHere.set(state[column]!, state.id);
+    }
+  }
+  const changing = items.filter((item) => changedHere.has(item.id));
+  if (changing.length === 0) return { itemIds: [], historyIds: [] };
+  const events = await tx.watchEvent.createManyAndReturn({
+    data: changing.map((item) => {
+      const dated = watched && date === 'airDate' && item.airDate !== null;
+      return { accountId, kind, [column]: item.id, watched, source, at: dated ? airDateInstant(item.airDate!) : now, dateUnknown: watched && (date === 'unknown' || (date === 'airDate' && item.airDate === null)) };
+    }),
+    select: { id: true },
+  });
+  if (watched && date === 'airDate') {
+    // The state carries the time of the watch it stands for, as an import's does (statistics
+    // count by it): an air-date mark dates each item's state by its air date, in one statement.
+    const dated = changing.filter((item) => item.airDate !== null).map((item) => [changedHere.get(item.id)!, airDateInstant(item.airDate!)]);
+    await updateRows(tx, 'WatchState', 'id', ['changedAt'], dated);
+  }
+  return { itemIds: changing.map((item) => item.id), historyIds: events.map((event) => event.id) };
 }
 
 export interface MarkEpisodesProps {
@@ -140,7 +158,7 @@ export async function markEpisodes(props: MarkEpisodesProps): Promise<MarkResult
   if (props.upToEpisodeId !== undefined) checkId(props.upToEpisodeId, 'upToEpisodeId');
   if (props.season !== undefined && (!Number.isInteger(props.season) || props.season < 0 || props.season > maxIntColumn)) throw new InputError('season must be 0 or a positive integer', 'season');
   const today = props.today ?? localDate(props.timeZone, new Date());
-  return inTransaction(async (tx) => {
+  return inTransaction(props.accountId, async (tx) => {
     const show = await tx.show.findFirst({ where: { id: props.showId, ...visibleTo(props.accountId) }, select: { id: true } });
     if (!show) throw new NotFoundError(`show ${props.showId} not found`);
     const episodes = await tx.episode.findMany({
@@ -181,15 +199,18 @@ export async function markItems(props: MarkItemsProps): Promise<MarkResult> {
   if (props.ids.length > markLimits.items) throw new InputError(`ids may name at most ${markLimits.items} items`, 'ids');
   props.ids.forEach((id) => checkId(id, 'ids'));
   const ids = [...new Set(props.ids)];
-  return inTransaction(async (tx) => {
-    const rows: { id: number; airDate: string | null }[] =
-      props.kind === 'episode'
-        ? await tx.episode.findMany({ where: { id: { in: ids }, ...episodesVisibleTo(props.accountId) }, select: { id: true, airDate: true } })
-        : (props.kind === 'movie'
-            ? await tx.movie.findMany({ where: { id: { in: ids }, ...visibleTo(props.accountId) }, select: { id: true, releaseDate: true } })
-            : await tx.game.findMany({ where: { id: { in: ids }, ...visibleTo(props.accountId) }, select: { id: true, releaseDate: true } })
-          ).map((row) => ({ id: row.id, airDate: row.releaseDate }));
-    const found = new Map(rows.map((row) => [row.id, row.airDate]));
+  return inTransaction(props.accountId, async (tx) => {
+    const found = new Map<number, string | null>();
+    for (const part of chunks(ids, prismaListValues)) {
+      const rows: { id: number; airDate: string | null }[] =
+        props.kind === 'episode'
+          ? await tx.episode.findMany({ where: { id: { in: part }, ...episodesVisibleTo(props.accountId) }, select: { id: true, airDate: true } })
+          : (props.kind === 'movie'
+              ? await tx.movie.findMany({ where: { id: { in: part }, ...visibleTo(props.accountId) }, select: { id: true, releaseDate: true } })
+              : await tx.game.findMany({ where: { id: { in: part }, ...visibleTo(props.accountId) }, select: { id: true, releaseDate: true } })
+            ).map((row) => ({ id: row.id, airDate: row.releaseDate }));
+      for (const row of rows) found.set(row.id, row.airDate);
+    }
     const missing = ids.find((id) => !found.has(id));
     if (missing !== undefined) throw new NotFoundError(`${props.kind} ${missing} not found`);
     return applyMarks(tx, props.accountId, ids.map((id) => ({ kind: props.kind, id, airDate: found.get(id) ?? null })), props.watched, props.date ?? 'now', props.source ?? 'graphql');
@@ -200,48 +221,83 @@ export async function markItems(props: MarkItemsProps): Promise<MarkResult> {
  * Undoes marks by their history entries (the account's own; another's id is NOT_FOUND and nothing
  * changes): each entry is removed, and its item's state becomes what its latest remaining entry
  * says — or, with none left, the opposite of the removed entry (the state before it).
- * Answers how many items' states changed.
+ * Answers how many items' states changed. Set-based: a few statements per prismaListValues
+ * entries and items, whatever their number, in one transaction.
  */
 export async function undoMarks(props: { accountId: number; historyIds: number[] }): Promise<{ removed: number; changed: number }> {
   if (props.historyIds.length === 0) throw new InputError('ids must name at least one history entry', 'ids');
   if (props.historyIds.length > markLimits.undo) throw new InputError(`ids may name at most ${markLimits.undo} history entries`, 'ids');
   props.historyIds.forEach((id) => checkId(id, 'ids'));
   const ids = [...new Set(props.historyIds)];
-  return inTransaction(async (tx) => {
-    const entries = await tx.watchEvent.findMany({ where: { accountId: props.accountId, id: { in: ids } }, orderBy: { id: 'asc' } });
-    const missing = ids.find((id) => !entries.some((entry) => entry.id === id));
-    if (missing !== undefined) throw new NotFoundError(`history entry ${missing} not found`);
-    await tx.watchEvent.deleteMany({ where: { accountId: props.accountId, id: { in: ids } } });
+  const { accountId } = props;
+  return inTransaction(accountId, async (tx) => {
+    const entries: { id: number; kind: string; episodeId: number | null; movieId: number | null; gameId: number | null; watched: boolean }[] = [];
+    for (const part of chunks(ids, prismaListValues)) {
+      entries.push(...(await tx.watchEvent.findMany({ where: { accountId, id: { in: part } }, select: { id: true, kind: true, episodeId: true, movieId: true, gameId: true, watched: true } })));
+    }
+    if (entries.length < ids.length) {
+      const found = new Set(entries.map((entry) => entry.id));
+      throw new NotFoundError(`history entry ${ids.find((id) => !found.has(id))} not found`);
+    }
+    entries.sort((a, b) => a.id - b.id);
+    for (const part of chunks(ids, prismaListValues)) await tx.watchEvent.deleteMany({ where: { accountId, id: { in: part } } });
     // Per item: the earliest removed entry says what the state was before any of them;
     // the latest remaining one (by the order the marks were made) what it is now.
-    const items = new Map<string, { kind: WatchKind; id: number; before: boolean }>();
+    const before = new Map<WatchKind, Map<number, boolean>>();
     for (const entry of entries) {
       const kind = entry.kind as WatchKind;
       const id = entry[itemColumn[kind]]!;
-      if (!items.has(`${kind}:${id}`)) items.set(`${kind}:${id}`, { kind, id, before: !entry.watched });
+      const items = before.get(kind) ?? new Map<number, boolean>();
+      before.set(kind, items);
+      if (!items.has(id)) items.set(id, !entry.watched);
     }
     let changed = 0;
     const now = new Date();
-    for (const item of items.values()) {
-      const column = itemColumn[item.kind];
-      const latest = await tx.watchEvent.findFirst({ where: { accountId: props.accountId, [column]: item.id }, orderBy: { id: 'desc' }, select: { watched: true, at: true } });
-      const watched = latest?.watched ?? item.before;
-      // Back to the latest remaining entry: its time, as that entry set it.
-      const changedAt = latest?.at ?? now;
-      const state = await tx.watchState.findFirst({ where: { accountId: props.accountId, [column]: item.id }, select: { id: true, watched: true } });
-      if ((state?.watched ?? false) === watched) continue;
-      if (state) await tx.watchState.update({ where: { id: state.id }, data: { watched, changedAt } });
-      else {
-        // A state a concurrent writer created meanwhile (PostgreSQL) wins: nothing changed here.
-        const created = await tx.watchState.createMany({
-          data: [{ accountId: props.accountId, kind: item.kind, [column]: item.id, watched, changedAt }],
-          ...(databaseKind() === 'postgres' ? { skipDuplicates: true } : {}),
-        } as Parameters<typeof tx.watchState.createMany>[0]);
-        if (created.count === 0) continue;
-      }
-      changed += 1;
+    for (const [kind, items] of before) {
+      for (const part of chunks([...items.keys()], prismaListValues)) changed += await undoSlice(tx, accountId, kind, part, items, now);
     }
-    await tx.account.update({ where: { id: props.accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now } });
+    await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now } });
     return { removed: entries.length, changed };
   });
+}
+
+/**
+ * undoMarks for one slice of items of one kind (at most prismaListValues), its entries removed:
+ * each item's latest remaining entry (one grouped read and one read of those entries), its state
+ * (one read), then the states that differ set in one statement and the missing ones created in
+ * one. `before` gives the state before the removed entries, for an item with none left. Answers
+ * how many states changed.
+ */
+async function undoSlice(tx: Prisma.TransactionClient, accountId: number, kind: WatchKind, ids: number[], before: Map<number, boolean>, now: Date): Promise<number> {
+  const column = itemColumn[kind];
+  const latestIds = await tx.watchEvent.groupBy({ by: [column], where: { accountId, [column]: { in: ids } }, _max: { id: true } });
+  const latest = await tx.watchEvent.findMany({
+    where: { id: { in: latestIds.map((group) => group._max.id!) } },
+    select: { episodeId: true, movieId: true, gameId: true, watched: true, at: true },
+  });
+  const latestOf = new Map(latest.map((entry) => [entry[column]!, entry]));
+  const states = await tx.watchState.findMany({ where: { accountId, [column]: { in: ids } }, select: { id: true, episodeId: true, movieId: true, gameId: true, watched: true } });
+  const stateOf = new Map(states.map((state) => [state[column]!, state]));
+  const updates: [number, boolean, Date][] = [];
+  const creates: { id: number; watched: boolean; changedAt: Date }[] = [];
+  for (const id of ids) {
+    const entry = latestOf.get(id);
+    const watched = entry?.watched ?? before.get(id)!;
+    // Back to the latest remaining entry: its time, as that entry set it.
+    const changedAt = entry?.at ?? now;
+    const state = stateOf.get(id);
+    if ((state?.watched ?? false) === watched) continue;
+    if (state) updates.push([state.id, watched, changedAt]);
+    else creates.push({ id, watched, changedAt });
+  }
+  let changed = await updateRows(tx, 'WatchState', 'id', ['watched', 'changedAt'], updates);
+  if (creates.length > 0) {
+    // A state a concurrent writer created meanwhile (PostgreSQL) wins: nothing changed for it here.
+    const created = await tx.watchState.createMany({
+      data: creates.map((item) => ({ accountId, kind, [column]: item.id, watched: item.watched, changedAt: item.changedAt })),
+      ...(databaseKind() === 'postgres' ? { skipDuplicates: true } : {}),
+    } as Parameters<typeof tx.watchState.createMany>[0]);
+    changed += created.count;
+  }
+  return changed;
 }

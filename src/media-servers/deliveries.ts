@@ -7,22 +7,24 @@ import { mediaServerLimits } from '../limits.ts';
 import { isHistoryTime } from '../value-bounds.ts';
 import type { Connection } from './connections.ts';
 import { matchEvent, type MatchedItem, type MatchRule } from './match-event.ts';
-import type { MediaEvent, MediaServerSource } from './sources/media-event.ts';
+import { unusedIdsText, type MediaEvent, type MediaServerSource } from './sources/media-event.ts';
 
 /**
  * What a delivery does, and the answer the server gets (every delivery is answered with what came
  * of it, and all but progress events are kept in the account's log):
- * - progress (start, pause, resume, progress, a stop before the end): `ignored` at once, with no
- *   database read or write besides the token's lookup, and not logged (a busy server sends several
- *   a second);
- * - a repeat of an event the server identifies (the same event id): the first answer again;
+ * - progress (start, pause, resume, progress): `ignored` at once, with no database read or write
+ *   besides the token's lookup, and not logged (a busy server sends several a second);
+ * - a repeat of an event the server identifies (the same event id): `duplicate`, saying when the
+ *   first came and what it was answered; logged, nothing recorded again;
+ * - a Jellyfin or Emby stop before the end: `ignored` and logged, "stopped at 12 %: not counted";
  * - a user the connection does not count, an event that is not a play, a manual mark while manual
  *   marks do not count, an item of no tracked kind: `ignored`, with why;
  * - played (or marked played): matched (match-event.ts) and recorded through the library's write
  *   path (library.ts setWatched, the fast writer behind POST /api/machine/watched: the feed
  *   version moves, feeds and notifications see it), history source `media-server:<source>`; an
  *   item watched less than mediaServerLimits.duplicateWindowMs ago, or watched already, is a
- *   `duplicate` and nothing is written; nothing matched: `unmatched` with the ids seen, kept and
+ *   `duplicate` and nothing is written; nothing matched: `unmatched` with the ids seen (those
+ *   matching cannot use, such as AniDB's, named with why), kept and
  *   retried when the catalog learns them (retryUnmatchedDeliveries); the catalog requests its
  *   matching may cause are charged to the connection's budget (match-event.ts), and a delivery
  *   past it is unmatched for now, its answer says so, and it is kept for the same retry;
@@ -72,35 +74,55 @@ export async function handleDelivery(props: DeliveryProps): Promise<DeliveryAnsw
   if (event.action === 'progress') return { ...base, result: 'ignored', reason: 'progress event: only a play to the end is recorded' };
   const now = props.now ?? new Date();
   if (event.eventKey !== undefined) {
-    const earlier = await db().mediaServerDelivery.findUnique({ where: { accountId_eventKey: { accountId: connection.accountId, eventKey: event.eventKey } }, select: { answer: true } });
-    if (earlier) return JSON.parse(earlier.answer) as DeliveryAnswer;
+    const repeat = await repeated(connection, event, base, now);
+    if (repeat) return repeat;
   }
   const outcome = await decide(props, now);
   const answer: DeliveryAnswer = { ...base, ...outcome.answer };
   try {
-    await db().mediaServerDelivery.create({
-      data: {
-        accountId: connection.accountId,
-        source: connection.source,
-        at: now,
-        event: event.event.slice(0, 200),
-        serverUser: event.user ?? null,
-        result: answer.result,
-        detail: outcome.detail,
-        answer: JSON.stringify(answer),
-        eventKey: event.eventKey ?? null,
-        pending: outcome.pending ? JSON.stringify(event) : null,
-      },
-    });
+    await logDelivery(connection, event, now, answer, outcome, event.eventKey);
   } catch (error) {
-    // The same event delivered twice at once: the other delivery's row stands, and so does its answer.
+    // The same event delivered twice at once: the other delivery's row stands, and this one is its repeat.
     if (!isUniqueViolation(error)) throw error;
-    const earlier = await db().mediaServerDelivery.findUnique({ where: { accountId_eventKey: { accountId: connection.accountId, eventKey: event.eventKey! } }, select: { answer: true } });
-    if (earlier) return JSON.parse(earlier.answer) as DeliveryAnswer;
+    const repeat = await repeated(connection, event, base, now);
+    if (repeat) return repeat;
     throw error;
   }
   await pruneLog(connection.accountId);
   return answer;
+}
+
+/**
+ * A repeat of an event the server identifies (its event key is logged already): answered
+ * `duplicate` naming when the first came and what it was answered, and logged (without the key,
+ * which the first delivery's row holds); nothing is recorded again. undefined: not a repeat.
+ */
+async function repeated(connection: Connection, event: MediaEvent, base: Pick<DeliveryAnswer, 'ok' | 'event' | 'user'>, now: Date): Promise<DeliveryAnswer | undefined> {
+  const earlier = await db().mediaServerDelivery.findUnique({ where: { accountId_eventKey: { accountId: connection.accountId, eventKey: event.eventKey! } }, select: { at: true, result: true } });
+  if (!earlier) return undefined;
+  const reason = `a repeat of the event delivered at ${earlier.at.toISOString()} (answered ${earlier.result} then): counted once, nothing recorded again`;
+  const answer: DeliveryAnswer = { ...base, result: 'duplicate', reason };
+  await logDelivery(connection, event, now, answer, { detail: reason }, undefined);
+  await pruneLog(connection.accountId);
+  return answer;
+}
+
+/** The delivery's row in the account's log (with the event kept for retry when it is pending). */
+async function logDelivery(connection: Connection, event: MediaEvent, now: Date, answer: DeliveryAnswer, outcome: Pick<Outcome, 'detail' | 'pending'>, eventKey: string | undefined): Promise<void> {
+  await db().mediaServerDelivery.create({
+    data: {
+      accountId: connection.accountId,
+      source: connection.source,
+      at: now,
+      event: event.event.slice(0, 200),
+      serverUser: event.user ?? null,
+      result: answer.result,
+      detail: outcome.detail,
+      answer: JSON.stringify(answer),
+      eventKey: eventKey ?? null,
+      pending: outcome.pending ? JSON.stringify(event) : null,
+    },
+  });
 }
 
 interface Outcome {
@@ -124,9 +146,14 @@ async function decide({ connection, event, catalog }: DeliveryProps, now: Date):
   // The generic body's `unplayed` is a request of its own, not a mark on a server's screen.
   if (manual && event.source !== 'generic' && !connection.manualMarks) return ignored('a manual mark on the server, and manual marks do not count for this connection');
   if (event.kind === undefined) return ignored('not an episode or film');
+  if (event.action === 'stopped') {
+    const reason = `stopped ${event.stoppedAt === undefined ? 'before the end' : `at ${event.stoppedAt} %`}: not counted (only a play to the end is recorded)`;
+    return { answer: { result: 'ignored', reason }, detail: `${eventLabel(event)} ${reason}` };
+  }
   const match = await matchEvent(event, { accountId: connection.accountId, catalog, budget: catalogBudget(catalog, connection.accountId, connection.source) });
   if (match.items.length === 0) {
-    const reason = 'reason' in match ? match.reason : 'nothing matched';
+    const unused = event.unusedIds === undefined ? '' : `; ids seen and not used: ${unusedIdsText(event.unusedIds)}`;
+    const reason = ('reason' in match ? match.reason : 'nothing matched') + unused;
     if (event.action === 'marked-unplayed') return ignored(`unplayed, but ${reason}`);
     return { answer: { result: 'unmatched', reason, seen: seenOf(event) }, detail: reason, pending: true };
   }
@@ -147,7 +174,7 @@ function catalogBudget(catalog: CatalogService | undefined, accountId: number, s
 /** What the event named, as the answer and the log show it. */
 function seenOf(event: MediaEvent): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries({ kind: event.kind, title: event.title, ids: event.ids, show: event.show, season: event.season, episode: event.episode, episodeEnd: event.episodeEnd }).filter(([, value]) => value !== undefined),
+    Object.entries({ kind: event.kind, title: event.title, ids: event.ids, unusedIds: event.unusedIds, show: event.show, season: event.season, episode: event.episode, episodeEnd: event.episodeEnd }).filter(([, value]) => value !== undefined),
   );
 }
 
@@ -158,6 +185,10 @@ function watchTime(event: MediaEvent, now: Date): Date {
 
 const label = (item: Pick<MatchedItem, 'title' | 'season' | 'episode'>) =>
   item.season !== undefined && item.episode !== undefined ? `${item.title} S${String(item.season).padStart(2, '0')}E${String(item.episode).padStart(2, '0')}` : item.title;
+
+/** The item an event names, as the log says it (the show and episode number, else the title). */
+const eventLabel = (event: MediaEvent) =>
+  event.kind === 'episode' && event.show?.title !== undefined ? label({ title: event.show.title, season: event.season, episode: event.episode }) : (event.title ?? `the ${event.kind ?? 'item'}`);
 
 /** Records `items` watched (each once within the duplicate window); the outcome says which were new. */
 async function record(accountId: number, source: MediaServerSource, items: MatchedItem[], rule: MatchRule, at: Date, now: Date): Promise<Outcome> {

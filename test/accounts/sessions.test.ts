@@ -64,6 +64,8 @@ describe('startSession / sessionFromRequest', () => {
     await db().session.update({ where: { id: oldRow!.id }, data: { expiresAt: new Date(now - 1000) } });
     expect(await sessionFromRequest(page({ cookie: idle.cookie }))).toBeNull();
     expect(await sessionFromRequest(page({ cookie: old.cookie }))).toBeNull();
+    // Deleted without the request waiting for it.
+    await settleUnawaitedWrites();
     expect(await db().session.count({ where: { accountId: account.id } })).toBe(0);
   });
 

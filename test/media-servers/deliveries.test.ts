@@ -51,14 +51,42 @@ describe('Jellyfin', () => {
     expect(await watched(account.id)).toEqual([episodeKey(3), episodeKey(4), `movie:${catalog.dune.id}`].sort());
   });
 
-  it('start, progress and a stop before the end are acknowledged, and neither recorded nor logged', async () => {
+  it('start and progress are acknowledged, and neither recorded nor logged', async () => {
     const account = await connectedAccount(app, 'jellyfin');
-    for (const name of ['official-episode-playback-start', 'official-episode-playback-progress', 'official-episode-playback-stop-early']) {
+    for (const name of ['official-episode-playback-start', 'official-episode-playback-progress']) {
       const response = await deliver(app, account.path, { json: fixture(`jellyfin/${name}.json`) });
       expect(response.json).toMatchObject({ ok: true, result: 'ignored', reason: expect.stringContaining('progress') });
     }
     expect(await watched(account.id)).toEqual([]);
     expect(await deliveriesOf(account.id)).toEqual([]);
+  });
+
+  it('a stop before the end is answered and logged as stopped at its per cent, not counted; a film abandoned at 0.4 % too', async () => {
+    const account = await connectedAccount(app, 'jellyfin');
+    const early = await deliver(app, account.path, { json: fixture('jellyfin/official-episode-playback-stop-early.json') });
+    expect(early.json).toEqual({ ok: true, result: 'ignored', event: 'PlaybackStop', user: 'sam', reason: 'stopped at 18 %: not counted (only a play to the end is recorded)' });
+    const film = { ...fixture('jellyfin/official-movie-playback-stop.json'), PlayedToCompletion: false, PlaybackPositionTicks: 400_000_000, RunTimeTicks: 100_000_000_000 };
+    expect((await deliver(app, account.path, { json: film })).json.reason).toBe('stopped at 0.4 %: not counted (only a play to the end is recorded)');
+    expect(await watched(account.id)).toEqual([]);
+    expect((await deliveriesOf(account.id)).map((row) => [row.result, row.detail])).toEqual([
+      ['ignored', 'Severance S01E02 stopped at 18 %: not counted (only a play to the end is recorded)'],
+      ['ignored', 'Dune: Part Two stopped at 0.4 %: not counted (only a play to the end is recorded)'],
+    ]);
+    // A stop of a user the connection does not count says that instead.
+    const other = await connectedAccount(app, 'jellyfin', { users: ['alex'] });
+    expect((await deliver(app, other.path, { json: fixture('jellyfin/official-episode-playback-stop-early.json') })).json.reason).toBe('user sam is not among the users that count');
+  });
+
+  it('an unmatched delivery names every id it carried, those it cannot use (AniDB) with why', async () => {
+    const account = await connectedAccount(app, 'jellyfin');
+    const anime = { ...fixture('jellyfin/official-episode-playback-stop.json'), SeriesName: 'Frieren', Provider_tvdb: undefined, Provider_imdb: undefined, Provider_tmdb: undefined, Provider_anidb: '17617', ItemId: 'anime-1' };
+    const answer = (await deliver(app, account.path, { json: anime })).json;
+    expect(answer).toMatchObject({
+      result: 'unmatched',
+      reason: 'no stored episode matches title "Frieren" S1E2, and no single followed show has that title; ids seen and not used: anidb 17617 (Airdate matches by TheTVDB, TMDB and IMDb ids only)',
+      seen: { ids: {}, unusedIds: [{ provider: 'anidb', id: '17617', why: 'Airdate matches by TheTVDB, TMDB and IMDb ids only' }] },
+    });
+    expect((await deliveriesOf(account.id))[0]!.detail).toContain('anidb 17617 (Airdate matches by TheTVDB, TMDB and IMDb ids only)');
   });
 
   it('a manual mark counts only when turned on; unplayed removes only a watch this source recorded', async () => {
@@ -173,12 +201,18 @@ describe('Emby', () => {
     expect(await watched(account.id)).toEqual([]);
   });
 
-  it('a repeated delivery of one event (same server, user, item, event and time) is answered once', async () => {
+  it('a repeated delivery of one event (same server, user, item, event and time) is recorded once and its repeats answered duplicate', async () => {
     const account = await connectedAccount(app, 'emby');
     const body = fixture('emby/episode-playback-stop-completed.json');
     const answers = await Promise.all([1, 2, 3].map(() => deliver(app, account.path, { json: body })));
-    expect(answers.map((answer) => answer.json.result)).toEqual(['matched', 'matched', 'matched']);
-    expect(await deliveriesOf(account.id)).toHaveLength(1);
+    expect(answers.map((answer) => answer.json.result).sort()).toEqual(['duplicate', 'duplicate', 'matched']);
+    for (const answer of answers.filter((one) => one.json.result === 'duplicate')) {
+      expect(answer.json).toEqual({ ok: true, result: 'duplicate', event: 'playback.stop', user: 'sam', reason: expect.stringMatching(/^a repeat of the event delivered at .+Z \(answered matched then\): counted once, nothing recorded again$/) });
+    }
+    const later = await deliver(app, account.path, { json: body });
+    expect(later.json).toMatchObject({ result: 'duplicate' });
+    expect(later.json).not.toHaveProperty('items');
+    expect((await deliveriesOf(account.id)).map((row) => row.result)).toEqual(['matched', 'duplicate', 'duplicate', 'duplicate']);
     expect(await db().watchEvent.count({ where: { accountId: account.id } })).toBe(1);
   });
 });
@@ -188,12 +222,12 @@ describe('generic JSON', () => {
     const account = await connectedAccount(app, 'generic');
     const byShow = fixture('generic/episode-by-show-ids.json');
     expect((await deliver(app, account.path, { json: byShow })).json).toMatchObject({ result: 'matched', user: 'sam', items: [{ episode: 8 }] });
-    expect((await deliver(app, account.path, { json: byShow })).json).toMatchObject({ result: 'matched', items: [{ episode: 8, recorded: true }] });
+    expect((await deliver(app, account.path, { json: byShow })).json).toMatchObject({ result: 'duplicate', reason: expect.stringContaining('a repeat of the event') });
     expect((await deliver(app, account.path, { json: fixture('generic/episode-by-own-ids.json') })).json).toMatchObject({ result: 'matched', items: [{ episode: 9 }] });
     expect((await deliver(app, account.path, { json: fixture('generic/movie.json') })).json.result).toBe('matched');
     expect((await deliver(app, account.path, { json: fixture('generic/game.json') })).json).toMatchObject({ items: [{ kind: 'game', title: 'Elden Ring' }] });
     expect(await watched(account.id)).toEqual([episodeKey(8), episodeKey(9), `movie:${catalog.dune.id}`, `game:${catalog.eldenRing.id}`].sort());
-    expect(await deliveriesOf(account.id)).toHaveLength(4);
+    expect(await deliveriesOf(account.id)).toHaveLength(5);
     const unplayed = await deliver(app, account.path, { json: { event: 'unplayed', kind: 'game', ids: { igdb: 119133 } } });
     expect(unplayed.json.result).toBe('removed');
   });

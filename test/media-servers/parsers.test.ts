@@ -32,11 +32,28 @@ describe('Jellyfin, official plugin ("Send All Properties")', () => {
     expect(parseJellyfin(fromForm)).toEqual(parseJellyfin(body));
   });
 
-  it('a stop before the end, a start and progress are progress; an added item is other', () => {
-    expect(parseJellyfin(fixture('jellyfin/official-episode-playback-stop-early.json')).action).toBe('progress');
+  it('a stop before the end is stopped, with how far it got; a start and progress are progress; an added item is other', () => {
+    expect(parseJellyfin(fixture('jellyfin/official-episode-playback-stop-early.json'))).toMatchObject({ action: 'stopped', stoppedAt: 18 });
+    const film = { ...fixture('jellyfin/official-movie-playback-stop.json'), PlayedToCompletion: false, PlaybackPositionTicks: 400_000_000, RunTimeTicks: 100_000_000_000 };
+    expect(parseJellyfin(film)).toMatchObject({ action: 'stopped', stoppedAt: 0.4 });
+    expect(parseJellyfin({ ...film, RunTimeTicks: undefined }).stoppedAt).toBeUndefined();
     expect(parseJellyfin(fixture('jellyfin/official-episode-playback-start.json')).action).toBe('progress');
     expect(parseJellyfin(fixture('jellyfin/official-episode-playback-progress.json')).action).toBe('progress');
     expect(parseJellyfin(fixture('jellyfin/official-item-added.json')).action).toBe('other');
+  });
+
+  it('ids matching cannot use are kept with why: an AniDB id, a malformed IMDb id, the show\'s AniDB id', () => {
+    const anime = { ...fixture('jellyfin/official-episode-playback-stop.json'), Provider_tvdb: undefined, Provider_imdb: 'nm0000001', Provider_tmdb: undefined, Provider_anidb: '17617' };
+    expect(parseJellyfin(anime)).toMatchObject({
+      ids: {},
+      unusedIds: [
+        { provider: 'imdb', id: 'nm0000001', why: 'not an IMDb title id (tt and digits)' },
+        { provider: 'anidb', id: '17617', why: 'Airdate matches by TheTVDB, TMDB and IMDb ids only' },
+      ],
+    });
+    const community = fixture('jellyfin/community-episode-stop-played.json');
+    const withAnidb = { ...community, Series: { ...(community.Series as object), ProviderIds: { AniDB: '17617' } } };
+    expect(parseJellyfin(withAnidb).unusedIds).toEqual([{ provider: "show's AniDB", id: '17617', why: 'Airdate matches by TheTVDB, TMDB and IMDb ids only' }]);
   });
 
   it('UserDataSaved with TogglePlayed is a manual mark, played or unplayed', () => {
@@ -130,8 +147,8 @@ describe('Emby', () => {
     expect(parseEmby({ ...body, Item: { ...item, IndexNumber: 3, IndexNumberEnd: 2 } }).episodeEnd).toBeUndefined();
   });
 
-  it('a partial stop and a start are progress; markplayed/markunplayed are manual marks; library.new is other', () => {
-    expect(parseEmby(fixture('emby/episode-playback-stop-partial.json')).action).toBe('progress');
+  it('a partial stop is stopped and a start is progress; markplayed/markunplayed are manual marks; library.new is other', () => {
+    expect(parseEmby(fixture('emby/episode-playback-stop-partial.json'))).toMatchObject({ action: 'stopped', stoppedAt: 18 });
     expect(parseEmby(fixture('emby/episode-playback-start.json')).action).toBe('progress');
     expect(parseEmby(fixture('emby/movie-markplayed.json'))).toMatchObject({ action: 'marked-played', kind: 'movie', year: 2024, ids: { tmdb: 693134 } });
     expect(parseEmby(fixture('emby/movie-markunplayed.json')).action).toBe('marked-unplayed');

@@ -115,7 +115,7 @@ describe('GET /metrics', () => {
     expect(delta.tokens).toBeGreaterThanOrEqual(0);
     expect(delta.compressed).toBeGreaterThan(0);
     const samples = await scrape();
-    const caches = ['token-checks', 'token-last-used', 'summary-bodies', 'releases-bodies', 'airing-bodies', 'widget-bodies', 'feeds', 'calendar-bodies', 'calendar-written-events', 'catalog-episodes', 'catalog-lookups', 'catalog-budgets', 'feed-snapshot-episodes', 'compressed-bodies'];
+    const caches = ['token-checks', 'token-last-used', 'session-last-seen', 'summary-bodies', 'releases-bodies', 'airing-bodies', 'widget-bodies', 'feeds', 'calendar-bodies', 'calendar-written-events', 'catalog-episodes', 'catalog-lookups', 'catalog-budgets', 'feed-snapshot-episodes', 'compressed-bodies'];
     for (const cache of caches) {
       const max = samples.find((sample) => sample.name === 'airdate_cache_max' && sample.labels.cache === cache);
       const held = samples.find((sample) => sample.name === 'airdate_cache_size' && sample.labels.cache === cache);

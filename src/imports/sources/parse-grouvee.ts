@@ -39,7 +39,7 @@ export function parseGrouveeFile(bytes: Uint8Array, fileName: string): ImportDoc
     const game = readRow(row, fileName);
     const first = game.sourceId === undefined ? undefined : byGrouveeId.get(game.sourceId);
     if (first) {
-      first.game.history.push(...game.history);
+      for (const entry of game.history) first.game.history.push(entry);
       if (game.watched) first.game.watched = true;
       skipped.push({ item: `${game.title} (Grouvee id ${game.sourceId}, line ${row.line})`, reason: `merged as a duplicate: line ${first.line} has the same Grouvee id` });
       continue;

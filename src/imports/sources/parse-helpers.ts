@@ -1,5 +1,6 @@
 import { CsvError, parse as parseCsv } from 'csv-parse/sync';
-import { inputLengths, maxIntColumn } from '../../limits.ts';
+import { TooLargeError } from '../../errors.ts';
+import { importRows, inputLengths, maxIntColumn } from '../../limits.ts';
 import { exceedsLength } from '../../value-bounds.ts';
 import { ImportFileError } from './import-document.ts';
 
@@ -37,7 +38,9 @@ export interface CsvRow {
 
 /**
  * The rows of a CSV file with a header line; `required` columns must be in the header. A row whose
- * cells hold more than inputLengths.importCsvRecord characters refuses the file.
+ * cells hold more than inputLengths.importCsvRecord characters refuses the file (400), and a file of
+ * more data rows than one import takes (importRows.perRequest) is refused (413) once that many
+ * have been read, before any is made into an item.
  */
 export function parseCsvFile(bytes: Uint8Array, fileName: string, required: string[] = []): CsvRow[] {
   const text = decodeText(bytes, fileName);
@@ -49,10 +52,14 @@ export function parseCsvFile(bytes: Uint8Array, fileName: string, required: stri
     // of any size is held. It counts the cell being read in bytes and the earlier ones in UTF-16
     // units, up to 4 per character: at 4× it never refuses a row within the limit, which is checked
     // exactly below.
-    records = parseCsv(text, { bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 4 * maxRecord });
+    records = parseCsv(text, { bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 4 * maxRecord, to: importRows.perRequest + 2 });
   } catch (error) {
     if (error instanceof CsvError && error.code === 'CSV_MAX_RECORD_SIZE') throw tooLong(Number(error.lines));
     throw new ImportFileError(fileName, `is not valid CSV (${(error as Error).message})`);
+  }
+  // The header and perRequest rows are within; `to` stopped the parser at the one row past them.
+  if (records.length > importRows.perRequest + 1) {
+    throw new TooLargeError(`${fileName}: the CSV has more than ${importRows.perRequest.toLocaleString('en')} rows, the most one import takes (importRows); split it into several imports`);
   }
   records.forEach((cells, index) => {
     let units = 0;

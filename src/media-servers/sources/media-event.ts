@@ -14,11 +14,12 @@ export type MediaServerSource = (typeof mediaServerSources)[number];
  * What an event asks for: `played` (played to its end: Plex `media.scrobble`, Jellyfin and Emby
  * stops played to completion, the generic `played`); `marked-played` / `marked-unplayed` (a
  * person's manual mark on the server: counts only when the connection lets manual marks count);
- * `progress` (start, pause, resume, progress, a stop before the end: acknowledged and dropped
- * without a database write); `other` (any other event the server sends: library additions,
- * ratings, server events).
+ * `progress` (start, pause, resume, progress: acknowledged and dropped without a database write);
+ * `stopped` (a Jellyfin or Emby stop before the end: not counted, but logged with where it
+ * stopped, so that "why wasn't my film marked?" has its answer in the delivery log); `other` (any
+ * other event the server sends: library additions, ratings, server events).
  */
-export type MediaAction = 'played' | 'marked-played' | 'marked-unplayed' | 'progress' | 'other';
+export type MediaAction = 'played' | 'marked-played' | 'marked-unplayed' | 'progress' | 'stopped' | 'other';
 
 /** The catalogs' ids of an item as a server names them (all optional; one is often all there is). */
 export interface MediaIds {
@@ -53,6 +54,17 @@ export interface MediaEvent {
   at?: Date;
   /** sha256 of the server's own identity of this event, when it has one (repeats are answered once). */
   eventKey?: string;
+  /** A stop before the end: how far it was played, in per cent of the item's run time, when the server says. */
+  stoppedAt?: number;
+  /** Ids the server sent that matching cannot use (an AniDB id, a malformed IMDb id), each with why. */
+  unusedIds?: UnusedId[];
+}
+
+/** An id a server sent that Airdate cannot match by: its provider's name as sent, its value, and why. */
+export interface UnusedId {
+  provider: string;
+  id: string;
+  why: string;
 }
 
 /** A body that is not the source's format: answered 400 with this message (it names what was expected). */
@@ -120,9 +132,58 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The ids of a `ProviderIds` object (Jellyfin, Emby): keys `Tvdb`, `Tmdb`, `Imdb`, any case. */
 export function providerIds(value: unknown): MediaIds {
-  if (!isRecord(value)) return {};
-  const byLowerKey = new Map(Object.entries(value).map(([key, id]) => [key.toLowerCase(), id]));
-  return withoutUndefined({ tvdb: numericId(byLowerKey.get('tvdb')), tmdb: numericId(byLowerKey.get('tmdb')), imdb: imdbId(byLowerKey.get('imdb')) });
+  return readProviderIds(value).ids;
+}
+
+/** What matching cannot use an id of a provider other than TheTVDB, TMDB and IMDb for. */
+const unknownProvider = 'Airdate matches by TheTVDB, TMDB and IMDb ids only';
+
+/**
+ * A `ProviderIds` object (or Jellyfin's `Provider_<name>` keys, gathered into one) read whole: the
+ * ids matching uses (`Tvdb`, `Tmdb`, `Imdb`, any case), and every other id it holds with why it is
+ * not used (AniDB, a collection's TMDB id, a value that is not an id of its catalog). At most 20.
+ */
+export function readProviderIds(value: unknown): { ids: MediaIds; unused: UnusedId[] } {
+  if (!isRecord(value)) return { ids: {}, unused: [] };
+  const ids: MediaIds = {};
+  const unused: UnusedId[] = [];
+  for (const [key, raw] of Object.entries(value).slice(0, 40)) {
+    const shown = text(raw);
+    if (shown === undefined) continue;
+    const name = key.toLowerCase();
+    if (name === 'tvdb' || name === 'tmdb') {
+      const id = numericId(raw);
+      if (id !== undefined) ids[name] ??= id;
+      else unused.push({ provider: key, id: shown, why: `not a ${name === 'tvdb' ? 'TheTVDB' : 'TMDB'} id (a positive number)` });
+    } else if (name === 'imdb') {
+      const id = imdbId(raw);
+      if (id !== undefined) ids.imdb ??= id;
+      else unused.push({ provider: key, id: shown, why: 'not an IMDb title id (tt and digits)' });
+    } else {
+      unused.push({ provider: key, id: shown, why: unknownProvider });
+    }
+  }
+  return { ids: withoutUndefined(ids), unused: unused.slice(0, 20) };
+}
+
+/** The unused ids as the log and the answers say them: `anidb 12345 (why)`, joined. */
+export function unusedIdsText(unused: UnusedId[]): string {
+  const byWhy = new Map<string, string[]>();
+  for (const id of unused) byWhy.set(id.why, [...(byWhy.get(id.why) ?? []), `${id.provider} ${id.id}`]);
+  return [...byWhy].map(([why, names]) => `${names.join(', ')} (${why})`).join('; ');
+}
+
+/**
+ * How far a stop before the end got, in per cent of the run time (both in ticks, as Jellyfin and
+ * Emby send them); undefined when either is missing. Below 1 %, one decimal (a film abandoned at
+ * 0.4 %); else whole per cents, rounded down (99.6 % is not "100 %").
+ */
+export function stoppedPercent(position: unknown, runTime: unknown): number | undefined {
+  const at = typeof position === 'string' ? Number(position) : position;
+  const total = typeof runTime === 'string' ? Number(runTime) : runTime;
+  if (typeof at !== 'number' || typeof total !== 'number' || !Number.isFinite(at) || !Number.isFinite(total) || at < 0 || total <= 0) return undefined;
+  const percent = Math.min(100, (at / total) * 100);
+  return percent < 1 ? Math.floor(percent * 10) / 10 : Math.floor(percent);
 }
 
 /** `ids` without its undefined members (so that they compare and serialise cleanly). */

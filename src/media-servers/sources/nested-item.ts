@@ -1,4 +1,4 @@
-import { isRecord, kindOfType, providerIds, text, whole, type MediaEvent } from './media-event.ts';
+import { isRecord, kindOfType, readProviderIds, text, whole, type MediaEvent } from './media-event.ts';
 
 /**
  * The item part of the nested bodies Emby and Jellyfin's older community plugin send: `Item` with
@@ -7,23 +7,30 @@ import { isRecord, kindOfType, providerIds, text, whole, type MediaEvent } from 
  * item's own: an episode's, which may hold only one id); `Series` with its own `ProviderIds` where
  * the server sends it (the community plugin does; Emby does not).
  */
-export function nestedItem(body: Record<string, unknown>): Pick<MediaEvent, 'kind' | 'ids' | 'title' | 'year' | 'show' | 'season' | 'episode' | 'episodeEnd'> {
+export function nestedItem(body: Record<string, unknown>): Pick<MediaEvent, 'kind' | 'ids' | 'title' | 'year' | 'show' | 'season' | 'episode' | 'episodeEnd' | 'unusedIds'> {
   const item = isRecord(body.Item) ? body.Item : {};
   const kind = kindOfType(item.Type);
-  const ids = providerIds(item.ProviderIds);
+  const own = readProviderIds(item.ProviderIds);
+  const ids = own.ids;
   const title = text(item.Name);
-  if (kind === 'movie') return { kind, ids, title, year: whole(item.ProductionYear) };
+  const unused = (more: typeof own.unused = []) => {
+    const all = [...own.unused, ...more];
+    return all.length > 0 ? { unusedIds: all } : {};
+  };
+  if (kind === 'movie') return { kind, ids, title, year: whole(item.ProductionYear), ...unused() };
   if (kind !== 'episode') return { kind: undefined, ids, title };
   const series = isRecord(body.Series) ? body.Series : {};
+  const show = readProviderIds(series.ProviderIds);
   const episode = whole(item.IndexNumber);
   const episodeEnd = whole(item.IndexNumberEnd);
   return {
     kind,
     ids,
     title,
-    show: { title: text(item.SeriesName) ?? text(series.Name), ids: providerIds(series.ProviderIds) },
+    show: { title: text(item.SeriesName) ?? text(series.Name), ids: show.ids },
     season: whole(item.ParentIndexNumber),
     episode,
     episodeEnd: episode !== undefined && episodeEnd !== undefined && episodeEnd > episode ? episodeEnd : undefined,
+    ...unused(show.unused.map((id) => ({ ...id, provider: `show's ${id.provider}` }))),
   };
 }

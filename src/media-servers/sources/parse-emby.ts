@@ -1,5 +1,5 @@
 import { nestedItem } from './nested-item.ts';
-import { eventKeyOf, FormatError, isRecord, text, time, truthy, type MediaAction, type MediaEvent } from './media-event.ts';
+import { eventKeyOf, FormatError, isRecord, stoppedPercent, text, time, truthy, type MediaAction, type MediaEvent } from './media-event.ts';
 
 /**
  * Emby's webhooks (Emby Premiere): a JSON body, or form fields / multipart with the JSON in the
@@ -10,7 +10,9 @@ import { eventKeyOf, FormatError, isRecord, text, time, truthy, type MediaAction
  * (`PlayedToCompletion`, `PositionTicks`), `Server` (`Id`).
  *
  * Played: `playback.stop` with `PlaybackInfo.PlayedToCompletion`. Manual marks:
- * `item.markplayed` / `item.markunplayed`. Progress: the other `playback.*` events.
+ * `item.markplayed` / `item.markunplayed`. Stopped (logged, not counted): a `playback.stop`
+ * before the end (`PlaybackInfo.PositionTicks` of `Item.RunTimeTicks`). Progress: the other
+ * `playback.*` events.
  */
 export function parseEmby(body: unknown): MediaEvent {
   if (!isRecord(body) || typeof body.Event !== 'string') {
@@ -19,7 +21,7 @@ export function parseEmby(body: unknown): MediaEvent {
   const event = text(body.Event) ?? 'unknown';
   const playback = isRecord(body.PlaybackInfo) ? body.PlaybackInfo : {};
   let action: MediaAction = 'other';
-  if (event === 'playback.stop') action = truthy(playback.PlayedToCompletion) ? 'played' : 'progress';
+  if (event === 'playback.stop') action = truthy(playback.PlayedToCompletion) ? 'played' : 'stopped';
   else if (event.startsWith('playback.')) action = 'progress';
   else if (event === 'item.markplayed') action = 'marked-played';
   else if (event === 'item.markunplayed') action = 'marked-unplayed';
@@ -33,6 +35,7 @@ export function parseEmby(body: unknown): MediaEvent {
     user: text(user.Name),
     ...nestedItem(body),
     at: time(body.Date),
+    ...(action === 'stopped' ? { stoppedAt: stoppedPercent(playback.PositionTicks, item.RunTimeTicks) } : {}),
     eventKey: eventKeyOf('emby', text(server.Id), text(user.Id), text(item.Id), event, text(body.Date)),
   };
 }

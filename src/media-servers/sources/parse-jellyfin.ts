@@ -2,15 +2,14 @@ import { nestedItem } from './nested-item.ts';
 import {
   eventKeyOf,
   FormatError,
-  imdbId,
   isRecord,
   kindOfType,
-  numericId,
+  readProviderIds,
+  stoppedPercent,
   text,
   time,
   truthy,
   whole,
-  withoutUndefined,
   type MediaAction,
   type MediaEvent,
 } from './media-event.ts';
@@ -31,8 +30,9 @@ import {
  * Played: `PlaybackStop` with `PlayedToCompletion`; the community plugin's `Scrobble`, or its
  * `Stop` with the item's `UserData.Played`. Manual marks: `UserDataSaved` with `SaveReason`
  * `TogglePlayed` (`Played` true or false); the community plugin's `MarkPlayed`/`MarkUnplayed`.
- * Progress: `PlaybackStart`, `PlaybackProgress`, a stop before the end; community `Play`,
- * `Pause`, `Resume`, `Progress`.
+ * Progress: `PlaybackStart`, `PlaybackProgress`; community `Play`, `Pause`, `Resume`, `Progress`.
+ * Stopped (logged, not counted): a stop before the end, with how far it got
+ * (`PlaybackPositionTicks` of `RunTimeTicks`; the community plugin's `UserData`'s).
  */
 export function parseJellyfin(body: unknown): MediaEvent {
   if (!isRecord(body)) throw new FormatError(expected);
@@ -49,11 +49,13 @@ const progressTypes = new Set(['PlaybackStart', 'PlaybackProgress']);
 function officialEvent(body: Record<string, unknown>): MediaEvent {
   const event = text(body.NotificationType) ?? 'unknown';
   let action: MediaAction = 'other';
-  if (event === 'PlaybackStop') action = truthy(body.PlayedToCompletion) ? 'played' : 'progress';
+  if (event === 'PlaybackStop') action = truthy(body.PlayedToCompletion) ? 'played' : 'stopped';
   else if (progressTypes.has(event)) action = 'progress';
   else if (event === 'UserDataSaved' && text(body.SaveReason) === 'TogglePlayed') action = truthy(body.Played) ? 'marked-played' : 'marked-unplayed';
   const kind = kindOfType(body.ItemType);
-  const ids = withoutUndefined({ tvdb: numericId(body.Provider_tvdb), tmdb: numericId(body.Provider_tmdb), imdb: imdbId(body.Provider_imdb) });
+  // `Provider_<name>` for each of the item's provider ids, the name in lower case (tvdb, imdb, tmdb, anidb, tmdbcollection, …).
+  const provided = readProviderIds(Object.fromEntries(Object.entries(body).flatMap(([key, value]) => (key.startsWith('Provider_') ? [[key.slice('Provider_'.length), value]] : []))));
+  const ids = provided.ids;
   const common = {
     source: 'jellyfin' as const,
     event,
@@ -63,6 +65,8 @@ function officialEvent(body: Record<string, unknown>): MediaEvent {
     title: text(body.Name),
     at: time(body.UtcTimestamp),
     eventKey: eventKeyOf('jellyfin', text(body.ServerId), text(body.UserId), text(body.ItemId), event, text(body.UtcTimestamp), action),
+    ...(action === 'stopped' ? { stoppedAt: stoppedPercent(body.PlaybackPositionTicks, body.RunTimeTicks) } : {}),
+    ...(provided.unused.length > 0 ? { unusedIds: provided.unused } : {}),
   };
   if (kind === 'movie') return { ...common, kind, year: whole(body.Year) };
   if (kind !== 'episode') return common;
@@ -86,7 +90,7 @@ function communityEvent(body: Record<string, unknown>): MediaEvent {
   const userData = isRecord(item.UserData) ? item.UserData : {};
   let action: MediaAction = 'other';
   if (event === 'Scrobble') action = 'played';
-  else if (event === 'Stop') action = truthy(userData.Played) ? 'played' : 'progress';
+  else if (event === 'Stop') action = truthy(userData.Played) ? 'played' : 'stopped';
   else if (communityProgress.has(event)) action = 'progress';
   else if (event === 'MarkPlayed') action = 'marked-played';
   else if (event === 'MarkUnplayed') action = 'marked-unplayed';
@@ -98,6 +102,7 @@ function communityEvent(body: Record<string, unknown>): MediaEvent {
     action,
     user: text(user.Name),
     ...nestedItem(body),
+    ...(action === 'stopped' ? { stoppedAt: stoppedPercent(userData.PlaybackPositionTicks, item.RunTimeTicks) } : {}),
     eventKey: eventKeyOf('jellyfin-community', text(server.Id), text(user.Id), text(item.Id), event, text(userData.LastPlayedDate)),
   };
 }

@@ -1,4 +1,4 @@
-import { FormatError, imdbId, isRecord, numericId, text, whole, withoutUndefined, type MediaAction, type MediaEvent, type MediaIds } from './media-event.ts';
+import { FormatError, imdbId, isRecord, numericId, text, whole, withoutUndefined, type MediaAction, type MediaEvent, type MediaIds, type UnusedId } from './media-event.ts';
 
 /**
  * Plex Media Server's webhooks: `multipart/form-data` with the JSON in the `payload` part (and a
@@ -24,7 +24,8 @@ export function parsePlex(payload: unknown): MediaEvent {
   const account = isRecord(payload.Account) ? payload.Account : {};
   const metadata = isRecord(payload.Metadata) ? payload.Metadata : {};
   const type = text(metadata.type);
-  const common = { source: 'plex' as const, event, action, user: text(account.title), title: text(metadata.title) };
+  const unused = [...unusedGuids(metadata.Guid), ...unusedLegacyGuid(metadata.guid)];
+  const common = { source: 'plex' as const, event, action, user: text(account.title), title: text(metadata.title), ...(unused.length > 0 ? { unusedIds: unused } : {}) };
   const legacy = legacyGuid(metadata.guid);
   const ids = withoutUndefined({ ...guidIds(metadata.Guid), ...(legacy?.scope === 'item' ? legacy.ids : {}) });
   if (type === 'movie') return { ...common, kind: 'movie', ids, year: whole(metadata.year) };
@@ -52,6 +53,30 @@ function guidIds(list: unknown): MediaIds {
     else ids[match[1] as 'tmdb' | 'tvdb'] ??= numericId(match[2]);
   }
   return ids;
+}
+
+/** The `Guid` entries of other schemes than imdb, tmdb and tvdb (none from Plex's own agents today, but agents vary). */
+function unusedGuids(list: unknown): UnusedId[] {
+  if (!Array.isArray(list)) return [];
+  return list.slice(0, 20).flatMap((entry): UnusedId[] => {
+    const id = isRecord(entry) ? text(entry.id) : undefined;
+    const match = id === undefined ? null : /^([a-z0-9_-]+):\/\/(.+)$/i.exec(id);
+    if (!match || ['imdb', 'tmdb', 'tvdb'].includes(match[1]!.toLowerCase())) return [];
+    return [{ provider: match[1]!, id: match[2]!, why: 'Airdate matches by TheTVDB, TMDB and IMDb ids only' }];
+  });
+}
+
+/**
+ * A legacy agent's `guid` of an agent whose ids matching cannot use: HAMA's AniDB ids
+ * (`com.plexapp.agents.hama://anidb-12345?lang=en`), and any other but the TheTVDB, TMDB, IMDb,
+ * local-media and none agents.
+ */
+function unusedLegacyGuid(value: unknown): UnusedId[] {
+  const guid = text(value);
+  const match = guid === undefined ? null : /^com\.plexapp\.agents\.([a-z0-9_.-]+):\/\/([^?]+)/i.exec(guid);
+  if (!match || ['thetvdb', 'themoviedb', 'imdb', 'localmedia', 'none'].includes(match[1]!.toLowerCase())) return [];
+  const anidb = /^anidb-(\d+)/.exec(match[2]!);
+  return [{ provider: anidb ? 'anidb' : match[1]!, id: anidb ? anidb[1]! : match[2]!, why: anidb ? 'Airdate matches by TheTVDB, TMDB and IMDb ids only' : `the ${match[1]} agent's ids are not TheTVDB, TMDB or IMDb ids` }];
 }
 
 /**

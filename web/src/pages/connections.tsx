@@ -216,7 +216,7 @@ function DeliveryLog({ deliveries, reload }: { deliveries: Viewer['mediaServerDe
   return (
     <section class="card" aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
-      <p class="hint">The newest deliveries of your servers (progress events are not kept). An unmatched play is retried when the catalog learns it.</p>
+      <p class="hint">The newest deliveries of your servers (progress events are not kept; a stop before the end is, with how far it got). An unmatched play is retried when the catalog learns it.</p>
       <button type="button" onClick={reload}>
         Refresh deliveries
       </button>
