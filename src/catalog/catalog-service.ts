@@ -9,6 +9,7 @@ import {
   type StoredCatalogItem,
 } from './catalog-store.ts';
 import { createLookupCache } from './lookup-cache.ts';
+import { networkImageOrigins } from './image-origins.ts';
 import type { OfflineCatalogProvider } from './offline-catalog.ts';
 import {
   hasMatchableId,
@@ -114,6 +115,11 @@ export interface CatalogService {
   budget(key: string, name: string): CatalogBudget | undefined;
   /** Requests a budget holds and gets back in an hour (AIRDATE_CATALOG_REQUESTS_PER_HOUR; 0: off). */
   readonly requestsPerHour: number;
+  /**
+   * The origins posters may come from (image-origins.ts): the network catalogs' image hosts and
+   * what the configured providers add (TMDB's image URL, the offline file's posters' hosts).
+   */
+  imageOrigins(): string[];
   /** Drops the queued background fetches and waits for the running ones (the app's close). */
   close(): Promise<void>;
 }
@@ -267,6 +273,7 @@ export function createCatalogService(unbounded: CatalogProvider[], logger: Warne
     budget: (key, name) => budgets.of(key, name),
     requestsPerHour: budgets.perHour,
     close: () => seasons.close(),
+    imageOrigins: () => [...new Set([...networkImageOrigins, ...providers.flatMap((provider) => provider.imageOrigins?.() ?? [])])],
 
     async refreshFollowed(props) {
       const accountId = props.accountId;

@@ -8,6 +8,8 @@ import type { ImportDocument, ImportEpisodeIds, ImportEpisodeRef, ImportIds, Imp
 import { episodeKey, resolveEpisodeRefs, resolveEpisodes, resolveItems, type WantedEpisode } from './import-catalog.ts';
 import { applyFollowStates, applyWatchData, type FollowTarget, type WatchTarget } from './import-writes.ts';
 import { watchedThroughTargets } from './import-watched-through.ts';
+import { dropForeignPosters } from './import-posters.ts';
+import { networkImageOrigins } from '../catalog/image-origins.ts';
 import { forgetPendingImports, storePendingImports, type PendingIdentity, type UnmatchedItem } from './pending-import-store.ts';
 import { accountVersionBumps, bumpCatalogVersion } from '../db/stale-versions.ts';
 
@@ -128,6 +130,11 @@ export interface ApplyImportsProps {
    * it tried that matched this time.
    */
   unmatchedItems?: (tx: Tx, items: UnmatchedItem[], now: Date, matched: PendingIdentity[]) => Promise<void>;
+  /**
+   * The origins posters are kept from (CatalogService.imageOrigins; default the network catalogs'
+   * image hosts): any other poster of a file is dropped and counted in its notes (import-posters.ts).
+   */
+  imageOrigins?: readonly string[];
 }
 
 type Tx = Prisma.TransactionClient;
@@ -184,6 +191,7 @@ async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
   let locked = false;
   const transaction = async (tx: Tx) => {
     for (const document of props.documents()) {
+      dropForeignPosters(document, props.imageOrigins ?? networkImageOrigins);
       // Loops, never push(...list): a list of 300 000 arguments overflows the stack.
       for (const skip of document.skipped) result.skipped.push({ file: document.fileName, ...skip });
       for (const note of document.notes ?? []) result.notes.push({ file: document.fileName, note });

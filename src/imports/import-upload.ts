@@ -128,7 +128,7 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
   }
 
   if (props.catalog) await resolveUnknownIds(props.catalog, queries, props.accountId, undefined, importBudget(props.catalog, props.accountId));
-  const result = await applyImportDocuments({ accountId: props.accountId, documents, dryRun: props.dryRun });
+  const result = await applyImportDocuments({ accountId: props.accountId, documents, dryRun: props.dryRun, imageOrigins: props.catalog?.imageOrigins() });
   return { imported: result.imported, skipped: [...unread, ...result.skipped], notes: result.notes, unmatched: result.unmatched, dryRun: props.dryRun === true };
 }
 

@@ -93,6 +93,7 @@ async function retryAccount(catalog: CatalogService, accountId: number, now: Dat
     accountId,
     documents: () => documents,
     now,
+    imageOrigins: catalog.imageOrigins(),
     unmatchedItems: async (tx, items) => {
       matched = await settleRows(tx, rows, items, now);
     },

@@ -141,6 +141,21 @@ describe('rows created from import files (issue 31, item 7)', () => {
     expect(await db().watchState.count({ where: { accountId: attacker.id, watched: true, episode: { showId: row.id } } })).toBe(1);
   });
 
+  it("a poster on another host than the catalogs' image hosts is dropped at import and counted in the report's notes; a TMDB poster is kept", async () => {
+    const account = await makeAccount();
+    const [foreign, fromTmdb] = [unique(), unique()];
+    const document = JSON.parse(new TextDecoder().decode(attackerFile(foreign)));
+    document.movies = [{ ids: { tmdb: fromTmdb }, title: `Film ${fromTmdb}`, poster: 'https://image.tmdb.org/t/p/w500/film.jpg', overview: null, releaseDate: '2020-01-01', followed: true, watched: false, history: [] }];
+    const response = await upload(app, '/api/import/airdate', account.token, { 'airdate-export.json': bytes(JSON.stringify(document)) });
+    expect(response.status).toBe(200);
+    expect(response.json.notes).toEqual([
+      { file: 'airdate-export.json', note: "1 poster not on a catalog's image host (image.tmdb.org, artworks.thetvdb.com, images.igdb.com) dropped" },
+    ]);
+    expect((await db().show.findUniqueOrThrow({ where: { tmdbId: foreign } })).poster).toBeNull();
+    expect((await db().movie.findUniqueOrThrow({ where: { tmdbId: fromTmdb } })).poster).toBe('https://image.tmdb.org/t/p/w500/film.jpg');
+    expect(JSON.stringify(response.json)).not.toContain('attacker.example');
+  });
+
   it('a search whose catalog answer has the id confirms the row: it becomes shared with the catalog\'s text', async () => {
     const attacker = await makeAccount();
     const victim = await makeAccount();
