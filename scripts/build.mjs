@@ -33,7 +33,8 @@ for (const entry of existsSync(outdir) ? readdirSync(outdir, { withFileTypes: tr
 
 await build({
   absWorkingDir: root,
-  entryPoints: { [path.basename(outfile, '.js')]: 'src/main.ts' },
+  // The import's reading worker (src/imports/read-off-loop.ts) runs a module of its own, beside main.js.
+  entryPoints: { [path.basename(outfile, '.js')]: 'src/main.ts', 'import-worker': 'src/imports/import-worker.ts' },
   outdir,
   splitting: true,
   chunkNames: 'chunk-[hash]',

@@ -20,6 +20,8 @@ import { liveUpdates, rateLimitWindowSeconds } from './limits.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createAppMetrics } from './metrics/metrics-endpoint.ts';
 import { createLiveUpdates } from './library/live-updates.ts';
+import { createHomeAssistantMqtt, publishPollMs, type HomeAssistantMqtt } from './home-assistant/mqtt-publisher.ts';
+import { createMqttConnection, mqttConnectedGauge, type MqttConnection } from './mqtt/mqtt-connection.ts';
 import { createLazyScheduler } from './jobs/lazy-scheduler.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
 import { jobDefinitions } from './jobs.ts';
@@ -74,21 +76,31 @@ export interface AppOptions {
  */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, destination: options.logDestination });
-  const { metrics, mainPort, ownPort } = createAppMetrics(config, logger, snapshotGauges);
+  let mqtt: MqttConnection | undefined;
+  const gauges = config.mqtt ? [...snapshotGauges, mqttConnectedGauge(() => mqtt)] : snapshotGauges;
+  const { metrics, mainPort, ownPort } = createAppMetrics(config, logger, gauges);
   await openDatabase(config, { migrate: true });
   initSecretKey(config);
   initSessions(config.web);
   const catalogs = createCatalogProviders(config, logger, metrics);
   const catalog = createCatalogService(catalogs.providers, logger, { requestsPerHour: config.limits.catalogRequestsPerHour });
   const webhooks = { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs };
-  const jobs = createLazyScheduler(config, { definitions: jobDefinitions, services: { catalog, webhooks, logger, metrics } });
+  // Pulls of a media server's history connect under the webhooks' policy and deadline, never to Airdate itself.
+  const mediaServerPulls = { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs, ownOrigins: config.web.publicUrl ? [new URL(config.web.publicUrl).origin] : [], ownPort: config.http.port };
+  const jobs = createLazyScheduler(config, { definitions: jobDefinitions, services: { catalog, webhooks, logger, metrics, mediaServerPulls } });
   const live = createLiveUpdates({
     logger,
     pollMs: liveUpdates.pollMs,
     maxStreamsPerCredential: config.limits.liveStreamsPerCredential,
     maxStreamsPerAccount: config.limits.liveStreamsPerAccount,
   });
-  const services = { catalog, jobs, metrics, live, webhooks };
+  const services = { catalog, jobs, metrics, live, webhooks, mediaServerPulls };
+  // Off unless AIRDATE_MQTT_URL is set; a broker that is down or refuses us never stops the server.
+  let homeAssistant: HomeAssistantMqtt | undefined;
+  if (config.mqtt) {
+    mqtt = createMqttConnection(config.mqtt, logger);
+    homeAssistant = createHomeAssistantMqtt({ settings: config.mqtt, connection: mqtt, logger, jobs, pollMs: publishPollMs });
+  }
   // Counted in the database, shared by every process, on PostgreSQL; per process on SQLite.
   const counters = { pool: postgresCountersPool(), logger, metrics };
   const signInLimiter = createSignInLimiter(counters);
@@ -131,6 +143,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     answerEarly: createEarlyAnswers({ web: config.web, logger, metrics, routes, accountRate }),
     async close() {
       live.close();
+      await homeAssistant?.close();
+      await mqtt?.close();
       await startUp.catch(() => undefined);
       await catalog.close();
       await jobs.stop();

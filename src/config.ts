@@ -6,6 +6,7 @@ import { parseAllowedHosts } from './http/allowed-hosts.ts';
 import { parseTargetPolicy, type TargetPolicy } from './webhooks/target-policy.ts';
 import { crashSteps, type CrashStep } from './jobs/crash-points.ts';
 import { parseSmtpUrl, type MailServer } from './mail/mail-server.ts';
+import { parseMqttUrl, parseTopicPrefix, type MqttSettings } from './mqtt/mqtt-settings.ts';
 
 /** Raised when the environment does not describe a runnable server; lists every problem at once. */
 export class ConfigError extends Error {
@@ -105,6 +106,9 @@ const environmentSchema = z.object({
   AIRDATE_WEBHOOK_ALLOWED_HOSTS: z.string().default('external,private'),
   AIRDATE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   AIRDATE_SMTP_URL: optionalText,
+  AIRDATE_MQTT_URL: optionalText,
+  AIRDATE_MQTT_DISCOVERY_PREFIX: z.string().default('homeassistant'),
+  AIRDATE_MQTT_TOPIC_PREFIX: z.string().default('airdate'),
   AIRDATE_PUBLIC_URL: optionalText.refine(
     (value) => value === undefined || /^https?:\/\/[^/?#\s]+\/?$/.test(value),
     'must be the origin people open, e.g. https://airdate.example.com (no path)',
@@ -200,6 +204,11 @@ export interface Config {
    * given as a plain address sends (src/notifications/channels/mail.ts); undefined when unset.
    */
   smtp: MailServer | undefined;
+  /**
+   * AIRDATE_MQTT_URL and its prefixes, parsed: the broker the library is published to for Home
+   * Assistant (src/home-assistant); undefined when AIRDATE_MQTT_URL is unset (off).
+   */
+  mqtt: MqttSettings | undefined;
   /** The web app's sign-in (docs/accounts.md). */
   web: {
     /** The origin people open (no trailing slash); undefined: taken from each request's Host. */
@@ -234,6 +243,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtp = values.AIRDATE_SMTP_URL === undefined ? undefined : parseSmtpUrl(values.AIRDATE_SMTP_URL);
   } catch (error) {
     throw new ConfigError([`AIRDATE_SMTP_URL: ${(error as Error).message}`]);
+  }
+  let mqtt: MqttSettings | undefined;
+  if (values.AIRDATE_MQTT_URL !== undefined) {
+    const problems: string[] = [];
+    const parse = <T>(name: string, parser: () => T): T | undefined => {
+      try {
+        return parser();
+      } catch (error) {
+        problems.push(`${name}: ${(error as Error).message}`);
+        return undefined;
+      }
+    };
+    const broker = parse('AIRDATE_MQTT_URL', () => parseMqttUrl(values.AIRDATE_MQTT_URL!));
+    const discoveryPrefix = parse('AIRDATE_MQTT_DISCOVERY_PREFIX', () => parseTopicPrefix(values.AIRDATE_MQTT_DISCOVERY_PREFIX.trim()));
+    const topicPrefix = parse('AIRDATE_MQTT_TOPIC_PREFIX', () => parseTopicPrefix(values.AIRDATE_MQTT_TOPIC_PREFIX.trim()));
+    if (problems.length === 0 && discoveryPrefix === topicPrefix) problems.push('AIRDATE_MQTT_TOPIC_PREFIX: must differ from AIRDATE_MQTT_DISCOVERY_PREFIX');
+    if (problems.length > 0) throw new ConfigError(problems);
+    mqtt = { ...broker!, discoveryPrefix: discoveryPrefix!, topicPrefix: topicPrefix! };
   }
   try {
     allowedHosts = parseAllowedHosts(values.AIRDATE_ALLOWED_HOSTS);
@@ -310,6 +337,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     webhooks: { policy: webhookPolicy, timeoutMs: values.AIRDATE_WEBHOOK_TIMEOUT_MS },
     smtp,
+    mqtt,
     web: {
       publicUrl: values.AIRDATE_PUBLIC_URL?.replace(/\/+$/, ''),
       allowedHosts,

@@ -142,9 +142,10 @@ export const homeAssistantSummary = {
  * computed over the whole library when it is not cached. Each episode a `Show.episodes` page can
  * hold costs `episodeRow` on top of its selection: Prisma reads a page of shows' episodes in one
  * query and builds its rows in one piece of work (100 shows × 48 episodes held the event loop
- * 40-70 ms), whatever few fields are selected.
+ * 40-70 ms), whatever few fields are selected. `Show.seasons` reads every episode of the show and
+ * the viewer's marks on them once (~3 ms for 2,700 episodes), answering one row per season.
  */
-export const fieldCosts = { search: 1_000, calendarPerDay: 1, summary: 200, episodeRow: 4, statistics: 200 } as const;
+export const fieldCosts = { search: 1_000, calendarPerDay: 1, summary: 200, episodeRow: 4, statistics: 200, showSeasons: 100 } as const;
 
 /**
  * Lists of a mutation's answer that the request itself bounds (an import's `skipped` and
@@ -215,6 +216,20 @@ export const importCatalogLookups = { perRequest: 2_000, concurrent: 4 } as cons
 export const importRows = { perRequest: 500_000 } as const;
 
 /**
+ * Reading an import's files (inflating its zips, parsing and validating every file) runs in a
+ * worker thread, never on the event loop (src/imports/read-off-loop.ts): `heapMb` is the worker's
+ * JavaScript heap (V8's old generation; the inflated entries themselves are bounded by the zip
+ * limits, at most 256 MiB), `timeoutMs` how long it may take; past either the worker is ended and
+ * the request answered 413, nothing written. A generated Trakt history of 240 000 plays in one
+ * 96 MB JSON file (about the largest real exports; 480 000 entries) needs more than 160 MB and is
+ * read within 256 MB (13 s at a load average of 15 on 2 cores); the issue's 122 MiB entry of 14
+ * million objects does not fit (413 when the worker reaches its bound, after ~50 s of one core).
+ * `concurrent`: workers at once per process (each holds up to heapMb and its inflated entries);
+ * further imports, each of another account (one import at a time per account), wait their turn.
+ */
+export const importReading = { heapMb: 384, timeoutMs: 120_000, concurrent: 2 } as const;
+
+/**
  * Unmatched import items kept with an account and retried (src/imports/pending-imports.ts):
  * at most `perAccount` rows per account (past it, a new unmatched item is only reported; the same
  * item imported again still replaces its row), and at most `retriedPerRun` of them retried per
@@ -281,9 +296,12 @@ export const passwordHashing = { concurrent: 2, perAddress: 4, waiting: 32, retr
  * `waitMs` — is refused, 429 with Retry-After `retryAfterSeconds`. On SQLite every write takes
  * its turn at the one writer, so one account's burst would otherwise put all of its transactions
  * ahead of everyone else's writes; with the bound another account's write waits for at most one
- * bulk transaction of each account.
+ * bulk transaction of each account. A markWatched or undoMarks of at most `smallItems` items (the web
+ * app's toggle of one episode, an undo from the history page) is no bulk write and takes no turn: it
+ * costs about what as many toggles of the machine API do, which no turn bounds either (the rate
+ * limit per account does); markEpisodes always takes one.
  */
-export const bulkWrites = { running: 1, waiting: 3, waitMs: 30_000, retryAfterSeconds: 5 } as const;
+export const bulkWrites = { running: 1, waiting: 3, waitMs: 30_000, retryAfterSeconds: 5, smallItems: 20 } as const;
 
 /** Longest User-Agent kept with a session (the session list shows it; longer is cut). */
 export const sessionUserAgentChars = 300;

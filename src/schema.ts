@@ -7,6 +7,7 @@ import './accounts/sign-in-schema.ts';
 import './accounts/admin-schema.ts';
 import './library/library-schema.ts';
 import './library/marks-schema.ts';
+import './library/show-progress-schema.ts';
 import './library/live-updates-schema.ts';
 import './feeds/feeds-schema.ts';
 import './imports/import-schema.ts';
@@ -18,6 +19,7 @@ import './imports/pending-imports-schema.ts';
 import './notifications/webhook-test-schema.ts';
 import './accounts/account-links-schema.ts';
 import './media-servers/media-servers-schema.ts';
+import './media-servers/history/history-schema.ts';
 import './sync/sync-schema.ts';
 
 /** The Airdate GraphQL schema: served at /graphql and run by the REST facade. */

@@ -30,6 +30,9 @@ const AccountRef = builder.prismaObject('Account', {
       description: 'What GET /api/machine/summary answers.',
       resolve: (account) => storedSummaryProfile(account.summaryProfile),
     }),
+    homeAssistantMqtt: t.exposeBoolean('homeAssistantMqtt', {
+      description: 'Whether the library is published to the MQTT broker for Home Assistant (when the server has AIRDATE_MQTT_URL set).',
+    }),
     apiToken: t.string({
       description: 'The personal API token, created the first time it is viewed.',
       resolve: (account) => showToken({ accountId: account.id }),
@@ -71,6 +74,10 @@ const UpdateSettingsInput = builder.inputType('UpdateSettingsInput', {
     timezone: t.string({ required: false, description: 'IANA time zone, e.g. Europe/Berlin.' }),
     webhookUrl: t.string({ required: false, description: 'http(s) URL for release notifications; "" turns them off.' }),
     summaryProfile: t.field({ type: SummaryProfileEnum, required: false, description: 'What GET /api/machine/summary answers.' }),
+    homeAssistantMqtt: t.boolean({
+      required: false,
+      description: 'Publish the library to the MQTT broker for Home Assistant (docs/home-assistant.md); false removes its entities there.',
+    }),
   }),
 });
 
@@ -85,6 +92,7 @@ builder.mutationField('updateSettings', (t) =>
         timezone: input.timezone ?? undefined,
         webhookUrl: input.webhookUrl ?? undefined,
         summaryProfile: input.summaryProfile ?? undefined,
+        homeAssistantMqtt: input.homeAssistantMqtt ?? undefined,
       }),
   }),
 );

@@ -126,6 +126,8 @@ export async function updateAccount(props: {
   webhookUrl?: string;
   /** New summary profile, one of summaryProfiles. */
   summaryProfile?: string;
+  /** Publish the library to the MQTT broker for Home Assistant (src/home-assistant), or stop. */
+  homeAssistantMqtt?: boolean;
 }): Promise<Account> {
   const account = await findAccountByName(props.name);
   const changes: {
@@ -134,6 +136,7 @@ export async function updateAccount(props: {
     webhookDisabledAt?: null;
     webhookDisabledReason?: null;
     summaryProfile?: SummaryProfile;
+    homeAssistantMqtt?: boolean;
   } = {};
   if (props.timezone !== undefined) {
     const timezone = canonicalZoneOrFail(props.timezone);
@@ -151,6 +154,7 @@ export async function updateAccount(props: {
     const summaryProfile = parseSummaryProfile(props.summaryProfile);
     if (summaryProfile !== account.summaryProfile) changes.summaryProfile = summaryProfile;
   }
+  if (props.homeAssistantMqtt !== undefined && props.homeAssistantMqtt !== account.homeAssistantMqtt) changes.homeAssistantMqtt = props.homeAssistantMqtt;
   if (Object.keys(changes).length === 0) return account;
   return db().account.update({ where: { id: account.id }, data: { ...changes, ...accountVersionBumps({ settings: true }) } });
 }

@@ -91,6 +91,12 @@ export interface InsertOptions {
   skipExistingWithin?: Prisma.Sql;
   /** Columns of the written rows to return. */
   returning?: readonly string[];
+  /**
+   * Leave out rows that would break a unique index (`ON CONFLICT DO NOTHING`): a row another
+   * transaction wrote meanwhile (PostgreSQL) is skipped instead of failing the statement. Returned
+   * rows are those written.
+   */
+  skipConflicts?: boolean;
 }
 
 /**
@@ -120,6 +126,8 @@ function insertStatement(table: string, columns: readonly string[], rows: readon
     if (options.skipExistingWithin) same.push(options.skipExistingWithin);
     statement = Prisma.sql`${statement} WHERE NOT EXISTS (SELECT 1 FROM ${Prisma.raw(quoted(table))} AS existing WHERE ${Prisma.join(same, ' AND ')})`;
   }
+  // SQLite reads `ON` right after `FROM …` as a join's: a WHERE clause first tells it apart.
+  if (options.skipConflicts) statement = Prisma.sql`${statement}${Prisma.raw(options.skipExisting && options.skipExisting.length > 0 ? '' : ' WHERE true')} ON CONFLICT DO NOTHING`;
   // `RETURNING` rows come back in no promised order, so callers return the columns that identify them.
   if (options.returning && options.returning.length > 0) statement = Prisma.sql`${statement} RETURNING ${Prisma.raw(options.returning.map(quoted).join(', '))}`;
   return statement;

@@ -1,6 +1,7 @@
 import { asBoolean, asEpochMs } from '../db/fast-read.ts';
 import { fastReader } from '../db/client.ts';
 import { episodesOfShows } from './episode-cache.ts';
+import { storedUpNextRule } from './rules.ts';
 import type { LibrarySnapshot, SnapshotShow, SnapshotTitle } from './types.ts';
 
 /** A snapshot with what keeping it up to date needs: when each watched episode was marked watched. */
@@ -11,7 +12,8 @@ export interface LoadedSnapshot {
 }
 
 /**
- * Loads what the feed rules need for one account: its followed non-archived shows, its watched
+ * Loads what the feed rules need for one account: its followed non-archived shows (with the
+ * up-next rule of each: its own or the account's), its watched
  * episodes, its followed movies and games (three small queries), and the shows' episodes from
  * the shared catalog cache (one more query only for shows not cached at this catalog version).
  * Archived and unfollowed items are left out because no feed shows them; the rules check the
@@ -20,8 +22,8 @@ export interface LoadedSnapshot {
 export async function loadSnapshot(accountId: number, catalogVersion: number): Promise<LoadedSnapshot> {
   const reader = fastReader();
   const showRows = await reader.rows(
-    `SELECT s."id", s."title", s."poster"
-     FROM "LibraryItem" li JOIN "Show" s ON s."id" = li."showId"
+    `SELECT s."id", s."title", s."poster", COALESCE(li."upNextRule", a."upNextRule")
+     FROM "LibraryItem" li JOIN "Show" s ON s."id" = li."showId" JOIN "Account" a ON a."id" = li."accountId"
      WHERE li."accountId" = ? AND li."kind" = 'show' AND li."followed" = TRUE AND li."archived" = FALSE`,
     [accountId],
   );
@@ -47,7 +49,7 @@ export async function loadSnapshot(accountId: number, catalogVersion: number): P
   for (const [episodeId, changedAt] of watchedRows) watchedAt.set(Number(episodeId), changedAt);
   const episodesByShow = await episodesOfShows(showRows.map(([id]) => Number(id)), catalogVersion);
 
-  const shows: SnapshotShow[] = showRows.map(([id, title, poster]) => {
+  const shows: SnapshotShow[] = showRows.map(([id, title, poster, rule]) => {
     // One driver returns the same type for every row (ISO text in one format, or Date), so `>`
     // finds the latest without parsing each of thousands of timestamps; only the winner is parsed.
     let latest: unknown;
@@ -60,6 +62,7 @@ export async function loadSnapshot(accountId: number, catalogVersion: number): P
     });
     return {
       id: Number(id), title: String(title), poster: poster as string | null, followed: true, archived: false,
+      upNextRule: storedUpNextRule(rule),
       lastWatchedAt: latest === undefined ? null : new Date(asEpochMs(latest)), episodes,
     };
   });

@@ -20,7 +20,14 @@ import type {
   SnapshotShow,
   SnapshotTitle,
   TitleFeedItem,
+  UpNextRule,
 } from './types.ts';
+import { upNextRules } from './types.ts';
+
+/** A stored up-next rule; the default (decisions.md's) for anything else, such as a value a later version wrote. */
+export function storedUpNextRule(stored: unknown): UpNextRule {
+  return (upNextRules as readonly unknown[]).includes(stored) ? (stored as UpNextRule) : 'after-last-watched';
+}
 
 /** The date bounds the feeds are cut from, derived once per computation. */
 export interface FeedWindow {
@@ -32,10 +39,14 @@ export interface FeedWindow {
 
 /** What a show contributes to up next and to the unwatched count. */
 export interface ShowProgress {
-  /** The episode to watch next, or null. */
+  /** The episode to watch next (by the show's up-next rule), or null. */
   upNext: SnapshotEpisode | null;
   /** Aired, unwatched, non-special episodes, skipped ones included. */
   unwatchedEpisodes: number;
+  /** Aired, unwatched, non-special episodes numbered before the furthest watched one: the holes. */
+  skippedEpisodes: number;
+  /** The first of them, or null when there are none. */
+  firstSkipped: SnapshotEpisode | null;
 }
 
 /** Lists `scanShow` appends dated items to; an omitted list is skipped and costs nothing. */
@@ -92,23 +103,32 @@ export function titleItem(title: SnapshotTitle, releaseDate: LocalDate): TitleFe
   return { kind: title.kind, id: title.id, title: title.title, airDate: releaseDate, poster: title.poster };
 }
 
-/** The earliest aired unwatched non-special episode numbered after `last`; the rare second pass. */
-function firstUnwatchedAfter(show: SnapshotShow, last: SnapshotEpisode, today: LocalDate): SnapshotEpisode | null {
+/**
+ * The earliest aired unwatched non-special episode numbered after `last`, and how many aired
+ * unwatched non-special ones come before it (skipped): the rare second pass.
+ */
+function afterLastWatched(show: SnapshotShow, last: SnapshotEpisode, today: LocalDate): { first: SnapshotEpisode | null; skipped: number } {
   let first: SnapshotEpisode | null = null;
+  let skipped = 0;
   for (const episode of show.episodes) {
     if (episode.season === 0 || episode.watched || !hasAired(episode.airDate, today)) continue;
-    if (compareEpisodeNumbers(episode, last) <= 0) continue;
+    if (compareEpisodeNumbers(episode, last) <= 0) {
+      skipped += 1;
+      continue;
+    }
     if (first === null || compareEpisodeNumbers(episode, first) < 0) first = episode;
   }
-  return first;
+  return { first, skipped };
 }
 
 /**
  * One pass over a show's episodes (follow state is the caller's concern): finds its up-next
  * episode and unwatched count, and appends its episodes dated inside the window to `sink`
  * (week: today..weekEnd, releasing: unwatched today..tomorrow; specials included, they air too).
- * Up next is the earliest aired unwatched non-special episode after the highest watched
- * non-special one; a show whose only unwatched episodes were skipped has none.
+ * Up next, by the show's rule (`upNextRule`): the earliest aired unwatched non-special episode
+ * after the highest watched non-special one (a show whose only unwatched episodes were skipped has
+ * none), or the earliest aired unwatched non-special episode of all. Either way the skipped ones
+ * (aired, unwatched, before the highest watched) are counted.
  */
 export function scanShow(show: SnapshotShow, window: FeedWindow, sink: DatedEpisodeSink = {}): ShowProgress {
   const { today, tomorrow, weekEnd } = window;
@@ -134,12 +154,13 @@ export function scanShow(show: SnapshotShow, window: FeedWindow, sink: DatedEpis
       if (firstUnwatched === null || compareEpisodeNumbers(episode, firstUnwatched) < 0) firstUnwatched = episode;
     }
   }
-  let upNext = firstUnwatched;
   // Only when episodes before the last watched one were skipped must we look again past it.
   if (firstUnwatched !== null && lastWatched !== null && compareEpisodeNumbers(firstUnwatched, lastWatched) < 0) {
-    upNext = firstUnwatchedAfter(show, lastWatched, today);
+    const after = afterLastWatched(show, lastWatched, today);
+    const upNext = show.upNextRule === 'first-unwatched' ? firstUnwatched : after.first;
+    return { upNext, unwatchedEpisodes, skippedEpisodes: after.skipped, firstSkipped: firstUnwatched };
   }
-  return { upNext, unwatchedEpisodes };
+  return { upNext: firstUnwatched, unwatchedEpisodes, skippedEpisodes: 0, firstSkipped: null };
 }
 
 export interface UpNextEntry {

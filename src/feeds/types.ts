@@ -15,6 +15,14 @@ export interface SnapshotEpisode {
   watched: boolean;
 }
 
+/**
+ * Which episode up next offers for a show: the earliest aired unwatched one after the furthest
+ * watched (`after-last-watched`, decisions.md's rule and the default), or the earliest aired
+ * unwatched one of all (`first-unwatched`: a show with holes offers its first hole).
+ */
+export const upNextRules = ['after-last-watched', 'first-unwatched'] as const;
+export type UpNextRule = (typeof upNextRules)[number];
+
 export interface SnapshotShow {
   id: number;
   title: string;
@@ -23,6 +31,8 @@ export interface SnapshotShow {
   archived: boolean;
   /** Most recent time one of its episodes was marked watched by this account, or null. */
   lastWatchedAt: Date | null;
+  /** The account's rule for this show (its own, or the account's); `after-last-watched` when absent. */
+  upNextRule?: UpNextRule;
   episodes: SnapshotEpisode[];
 }
 

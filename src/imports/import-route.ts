@@ -102,7 +102,8 @@ export const importRoute: RestRoute = {
     responses: {
       200: { description: 'The import report.', content: jsonContent(importReportSchema) },
       400: error('A bad `dryRun` or `timeZone`, no file parts, a malformed body, or a file that is not of this source or breaks a bound (named with its first problem).'),
-      413: error('Upload over AIRDATE_MAX_UPLOAD_MB, or zips past their bounds.'),
+      409: error('Another import into this account is running (one at a time per account).'),
+      413: error('Upload over AIRDATE_MAX_UPLOAD_MB, zips past their bounds (entries, sizes, compression ratio, nesting), more entries than one import takes, or files that need more memory or time to read than an import may use.'),
       415: error('Not multipart/form-data.'),
     },
   },

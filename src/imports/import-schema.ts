@@ -51,7 +51,7 @@ const ImportUnmatchedRef = builder.objectRef<ImportUnmatched>('ImportUnmatched')
   }),
 });
 
-const ImportResultRef = builder.objectRef<ImportSummary>('ImportResult').implement({
+export const ImportResultRef = builder.objectRef<ImportSummary>('ImportResult').implement({
   fields: (t) => ({
     ok: t.boolean({ resolve: () => true }),
     dryRun: t.exposeBoolean('dryRun', { description: 'True when nothing was written: the report of what the import would do.' }),

@@ -34,11 +34,12 @@ export interface LibraryRow {
   followExplicit: boolean;
   archiveExplicit: boolean;
   followedAt: Date | null;
+  upNextRule: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-const columns = ['id', 'accountId', 'kind', 'showId', 'movieId', 'gameId', 'followed', 'archived', 'followExplicit', 'archiveExplicit', 'followedAt', 'createdAt', 'updatedAt'] as const;
+const columns = ['id', 'accountId', 'kind', 'showId', 'movieId', 'gameId', 'followed', 'archived', 'followExplicit', 'archiveExplicit', 'followedAt', 'upNextRule', 'createdAt', 'updatedAt'] as const;
 const selected = columns.map((column) => `l."${column}"`).join(', ');
 
 /**
@@ -91,7 +92,7 @@ export async function libraryPage(accountId: number, filters: LibraryFilters, qu
 }
 
 function libraryRow(row: unknown[]): LibraryRow {
-  const [id, account, kind, showId, movieId, gameId, followed, archived, followExplicit, archiveExplicit, followedAt, createdAt, updatedAt] = row;
+  const [id, account, kind, showId, movieId, gameId, followed, archived, followExplicit, archiveExplicit, followedAt, upNextRule, createdAt, updatedAt] = row;
   const orNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
   return {
     id: Number(id),
@@ -105,6 +106,7 @@ function libraryRow(row: unknown[]): LibraryRow {
     followExplicit: asBoolean(followExplicit),
     archiveExplicit: asBoolean(archiveExplicit),
     followedAt: followedAt === null || followedAt === undefined ? null : new Date(asEpochMs(followedAt)),
+    upNextRule: upNextRule === null || upNextRule === undefined ? null : String(upNextRule),
     createdAt: new Date(asEpochMs(createdAt)),
     updatedAt: new Date(asEpochMs(updatedAt)),
   };

@@ -5,8 +5,6 @@ import { writeErrors } from '../graphql/errors.ts';
 import { listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts';
 import { listLimits } from '../limits.ts';
 import { ShowRef } from '../catalog/catalog-schema.ts';
-import { feedWindow, scanShow } from '../feeds/rules.ts';
-import { localDate } from '../time/dates.ts';
 import { LibraryItemRef, WatchKind } from './library-schema.ts';
 import { markEpisodes, markItems, markLimits, undoMarks, type MarkResult } from './marks.ts';
 
@@ -59,24 +57,6 @@ builder.prismaObjectField('Show', 'watchedEpisodeCount', (t) =>
   }),
 );
 void ShowRef;
-
-builder.prismaObjectField('Show', 'upNext', (t) =>
-  t.prismaField({
-    type: 'Episode',
-    nullable: true,
-    description: "The viewer's next episode of it by the summary's rule (the earliest aired unwatched episode after the last watched one, specials aside), followed or not; null when none.",
-    resolve: async (query, show, _args, context) => {
-      const [episodes, states] = await Promise.all([
-        db().episode.findMany({ where: { showId: show.id }, select: { id: true, season: true, number: true, title: true, airDate: true } }),
-        db().watchState.findMany({ where: { accountId: context.account.id, watched: true, episode: { showId: show.id } }, select: { episodeId: true } }),
-      ]);
-      const watched = new Set(states.map((state) => state.episodeId));
-      const snapshot = { id: show.id, title: '', poster: null, followed: true, archived: false, lastWatchedAt: null, episodes: episodes.map((episode) => ({ ...episode, watched: watched.has(episode.id) })) };
-      const next = scanShow(snapshot, feedWindow(localDate(context.account.timezone, new Date()))).upNext;
-      return next ? db().episode.findUnique({ ...query, where: { id: next.id } }) : null;
-    },
-  }),
-);
 
 const historyPage = pageDescriptions(listLimits.watchHistory, 'entries');
 
@@ -149,6 +129,7 @@ const MarkResultRef = builder.objectRef<MarkResult>('MarkResult').implement({
     changed: t.exposeInt('changed', { description: 'Items whose state changed; the others already had it.' }),
     itemIds: t.exposeIntList('itemIds', { description: 'The database ids of the items that changed.' }),
     historyIds: t.exposeIntList('historyIds', { description: 'The history entries written (one per changed item): what undoMarks takes to undo this.' }),
+    feedVersion: t.exposeInt('feedVersion', { nullable: true, description: "The viewer's feed version this write made (libraryChanged carries it): a tab that sees it in an event knows the event is its own write's echo. Null when nothing changed." }),
   }),
 });
 
@@ -204,10 +185,11 @@ builder.mutationField('markWatched', (t) =>
   }),
 );
 
-const UndoResult = builder.objectRef<{ removed: number; changed: number }>('UndoResult').implement({
+const UndoResult = builder.objectRef<{ removed: number; changed: number; feedVersion: number }>('UndoResult').implement({
   fields: (t) => ({
     removed: t.exposeInt('removed', { description: 'History entries removed.' }),
     changed: t.exposeInt('changed', { description: "Items whose watched state went back." }),
+    feedVersion: t.exposeInt('feedVersion', { description: "The viewer's feed version this undo made (libraryChanged carries it)." }),
   }),
 });
 

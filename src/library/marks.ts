@@ -1,12 +1,12 @@
-import { databaseKind, db } from '../db/client.ts';
+import { db } from '../db/client.ts';
 import { accountVersionBumps } from '../db/stale-versions.ts';
 import { itemColumn, type WatchKind } from '../db/fast-write.ts';
 import { episodesVisibleTo, visibleTo } from '../db/catalog-visibility.ts';
 import { hasAired } from '../feeds/rules.ts';
 import { localDate, type LocalDate } from '../time/dates.ts';
-import { maxIntColumn, transactionTimes } from '../limits.ts';
+import { bulkWrites, maxIntColumn, transactionTimes } from '../limits.ts';
 import { chunks, prismaListValues } from '../db/limits.ts';
-import { updateRows } from '../db/bulk-sql.ts';
+import { insertRows, insertRowsReturning, updateRows } from '../db/bulk-sql.ts';
 import { bulkWriteTurns } from './bulk-writes.ts';
 import { InputError, NotFoundError } from '../errors.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
@@ -40,6 +40,11 @@ export interface MarkResult {
   itemIds: number[];
   /** The history entries written, one per changed item: what undoMarks takes back. */
   historyIds: number[];
+  /**
+   * The account's feed version this write made (null when nothing changed): a live stream's event
+   * carrying it is this write's own echo, so the tab that made it need not read again.
+   */
+  feedVersion: number | null;
 }
 
 /** The instant an air date stands for in the history: noon UTC of that day (as imports date a day-only mark). */
@@ -52,11 +57,17 @@ function checkId(id: number, field: string): void {
 }
 
 /**
- * `work` in one transaction (all or nothing), in the account's turn of bulk writes (bulk-writes.ts:
- * one at a time per account, a few waiting, the rest refused with 429).
+ * `work` in one transaction (all or nothing); for a bulk write, in the account's turn (bulk-writes.ts:
+ * one at a time per account, a few waiting, the rest refused with 429). `bulkOf`: the account whose
+ * turn to take, null for a request of at most bulkWrites.smallItems items.
  */
-const inTransaction = <T>(accountId: number, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> =>
-  bulkWriteTurns.run(accountId, () => db().$transaction(work, { maxWait: transactionTimes.sqliteWaitMs, timeout: 60_000 }));
+function inTransaction<T>(bulkOf: number | null, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+  const run = () => db().$transaction(work, { maxWait: transactionTimes.sqliteWaitMs, timeout: 60_000 });
+  return bulkOf === null ? run() : bulkWriteTurns.run(bulkOf, run);
+}
+
+/** The account whose bulk-write turn a request of `count` items takes (inTransaction), or null when it is small. */
+const bulkOf = (accountId: number, count: number): number | null => (count > bulkWrites.smallItems ? accountId : null);
 
 /**
  * Sets `watched` on every target inside `tx`: the ones already in that state are left alone; each
@@ -82,8 +93,8 @@ async function applyMarks(tx: Prisma.TransactionClient, accountId: number, targe
       historyIds.push(...changed.historyIds);
     }
   }
-  if (changedIds.length > 0) await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now } });
-  return { changed: changedIds.length, itemIds: changedIds, historyIds };
+  const feedVersion = changedIds.length > 0 ? (await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now }, select: { feedVersion: true } })).feedVersion : null;
+  return { changed: changedIds.length, itemIds: changedIds, historyIds, feedVersion };
 }
 
 /** applyMarks for one slice of items of one kind (at most prismaListValues): the ids changed and the history entries written. */
@@ -102,31 +113,37 @@ async function markSlice(tx: Prisma.TransactionClient, accountId: number, kind: 
     const known = new Set(existing.map((state) => state[column]!));
     const fresh = items.filter((item) => !known.has(item.id));
     if (fresh.length > 0) {
-      const created = await tx.watchState.createManyAndReturn({
-        data: fresh.map((item) => ({ accountId, kind, [column]: item.id, watched, changedAt: now })),
-        select: stateFields,
-        // SQLite runs one write transaction at a time: no concurrent creation to skip there.
-        ...(databaseKind() === 'postgres' ? { skipDuplicates: true } : {}),
-      } as Parameters<typeof tx.watchState.createManyAndReturn>[0]);
-      for (const state of created) changedHere.set(state[column]!, state.id);
+      // One statement, the rows one JSON parameter (bulk-sql.ts): Prisma's createMany cost ~0.2 ms
+      // a row here. A state another writer created meanwhile (PostgreSQL) is skipped: not changed here.
+      const created = await insertRowsReturning<Record<string, number>>(tx, 'WatchState', [column, 'watched', 'changedAt'], fresh.map((item) => [item.id, watched, now]), ['id', column], {
+        shared: { accountId, kind },
+        skipConflicts: true,
+      });
+      for (const state of created) changedHere.set(state[column]!, state.id!);
     }
   }
   const changing = items.filter((item) => changedHere.has(item.id));
   if (changing.length === 0) return { itemIds: [], historyIds: [] };
-  const events = await tx.watchEvent.createManyAndReturn({
-    data: changing.map((item) => {
+  const events = await insertRowsReturning<Record<string, number>>(
+    tx,
+    'WatchEvent',
+    [column, 'watched', 'at', 'dateUnknown'],
+    changing.map((item) => {
       const dated = watched && date === 'airDate' && item.airDate !== null;
-      return { accountId, kind, [column]: item.id, watched, source, at: dated ? airDateInstant(item.airDate!) : now, dateUnknown: watched && (date === 'unknown' || (date === 'airDate' && item.airDate === null)) };
+      return [item.id, watched, dated ? airDateInstant(item.airDate!) : now, watched && (date === 'unknown' || (date === 'airDate' && item.airDate === null))];
     }),
-    select: { id: true },
-  });
+    ['id', column],
+    { shared: { accountId, kind, source } },
+  );
+  // RETURNING gives no order: each entry goes with its item, in the order asked.
+  const eventOf = new Map(events.map((event) => [event[column]!, event.id!]));
   if (watched && date === 'airDate') {
     // The state carries the time of the watch it stands for, as an import's does (statistics
     // count by it): an air-date mark dates each item's state by its air date, in one statement.
     const dated = changing.filter((item) => item.airDate !== null).map((item) => [changedHere.get(item.id)!, airDateInstant(item.airDate!)]);
     await updateRows(tx, 'WatchState', 'id', ['changedAt'], dated);
   }
-  return { itemIds: changing.map((item) => item.id), historyIds: events.map((event) => event.id) };
+  return { itemIds: changing.map((item) => item.id), historyIds: changing.map((item) => eventOf.get(item.id)!) };
 }
 
 export interface MarkEpisodesProps {
@@ -199,7 +216,7 @@ export async function markItems(props: MarkItemsProps): Promise<MarkResult> {
   if (props.ids.length > markLimits.items) throw new InputError(`ids may name at most ${markLimits.items} items`, 'ids');
   props.ids.forEach((id) => checkId(id, 'ids'));
   const ids = [...new Set(props.ids)];
-  return inTransaction(props.accountId, async (tx) => {
+  return inTransaction(bulkOf(props.accountId, ids.length), async (tx) => {
     const found = new Map<number, string | null>();
     for (const part of chunks(ids, prismaListValues)) {
       const rows: { id: number; airDate: string | null }[] =
@@ -224,13 +241,13 @@ export async function markItems(props: MarkItemsProps): Promise<MarkResult> {
  * Answers how many items' states changed. Set-based: a few statements per prismaListValues
  * entries and items, whatever their number, in one transaction.
  */
-export async function undoMarks(props: { accountId: number; historyIds: number[] }): Promise<{ removed: number; changed: number }> {
+export async function undoMarks(props: { accountId: number; historyIds: number[] }): Promise<{ removed: number; changed: number; feedVersion: number }> {
   if (props.historyIds.length === 0) throw new InputError('ids must name at least one history entry', 'ids');
   if (props.historyIds.length > markLimits.undo) throw new InputError(`ids may name at most ${markLimits.undo} history entries`, 'ids');
   props.historyIds.forEach((id) => checkId(id, 'ids'));
   const ids = [...new Set(props.historyIds)];
   const { accountId } = props;
-  return inTransaction(accountId, async (tx) => {
+  return inTransaction(bulkOf(accountId, ids.length), async (tx) => {
     const entries: { id: number; kind: string; episodeId: number | null; movieId: number | null; gameId: number | null; watched: boolean }[] = [];
     for (const part of chunks(ids, prismaListValues)) {
       entries.push(...(await tx.watchEvent.findMany({ where: { accountId, id: { in: part } }, select: { id: true, kind: true, episodeId: true, movieId: true, gameId: true, watched: true } })));
@@ -256,8 +273,8 @@ export async function undoMarks(props: { accountId: number; historyIds: number[]
     for (const [kind, items] of before) {
       for (const part of chunks([...items.keys()], prismaListValues)) changed += await undoSlice(tx, accountId, kind, part, items, now);
     }
-    await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now } });
-    return { removed: entries.length, changed };
+    const { feedVersion } = await tx.account.update({ where: { id: accountId }, data: { ...accountVersionBumps({ watches: true }), updatedAt: now }, select: { feedVersion: true } });
+    return { removed: entries.length, changed, feedVersion };
   });
 }
 
@@ -279,7 +296,7 @@ async function undoSlice(tx: Prisma.TransactionClient, accountId: number, kind: 
   const states = await tx.watchState.findMany({ where: { accountId, [column]: { in: ids } }, select: { id: true, episodeId: true, movieId: true, gameId: true, watched: true } });
   const stateOf = new Map(states.map((state) => [state[column]!, state]));
   const updates: [number, boolean, Date][] = [];
-  const creates: { id: number; watched: boolean; changedAt: Date }[] = [];
+  const creates: [number, boolean, Date][] = [];
   for (const id of ids) {
     const entry = latestOf.get(id);
     const watched = entry?.watched ?? before.get(id)!;
@@ -288,16 +305,10 @@ async function undoSlice(tx: Prisma.TransactionClient, accountId: number, kind: 
     const state = stateOf.get(id);
     if ((state?.watched ?? false) === watched) continue;
     if (state) updates.push([state.id, watched, changedAt]);
-    else creates.push({ id, watched, changedAt });
+    else creates.push([id, watched, changedAt]);
   }
   let changed = await updateRows(tx, 'WatchState', 'id', ['watched', 'changedAt'], updates);
-  if (creates.length > 0) {
-    // A state a concurrent writer created meanwhile (PostgreSQL) wins: nothing changed for it here.
-    const created = await tx.watchState.createMany({
-      data: creates.map((item) => ({ accountId, kind, [column]: item.id, watched: item.watched, changedAt: item.changedAt })),
-      ...(databaseKind() === 'postgres' ? { skipDuplicates: true } : {}),
-    } as Parameters<typeof tx.watchState.createMany>[0]);
-    changed += created.count;
-  }
+  // A state a concurrent writer created meanwhile (PostgreSQL) wins: nothing changed for it here.
+  changed += await insertRows(tx, 'WatchState', [column, 'watched', 'changedAt'], creates, { shared: { accountId, kind }, skipConflicts: true });
   return changed;
 }

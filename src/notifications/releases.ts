@@ -27,13 +27,23 @@ export interface ReleasedItem {
   payload: ReleasePayload;
 }
 
+/**
+ * Whether the account's releases are announced: by its webhook while active, or as Home Assistant
+ * events over MQTT (src/home-assistant tells the notifications recorded here; without a webhook
+ * their delivery is `cancelled`, having nowhere to go).
+ */
+function announcesReleases(account: { webhookUrl: string | null; webhookDisabledAt: Date | null; homeAssistantMqtt: boolean }): boolean {
+  return (account.webhookUrl !== null && account.webhookDisabledAt === null) || account.homeAssistantMqtt;
+}
+
 /** `episode:12`, the stable key of an item (the notification tag receivers may group by). */
 export const itemKeyOf = (kind: WatchKind, id: number): string => `${kind}:${id}`;
 
 /**
  * The followed, non-archived, unwatched items of an account that released (in the account's time
  * zone) between `catchUpDays` ago and today, that it has not been notified about, and that had not
- * yet released when it followed them. Empty when the account has no active webhook.
+ * yet released when it followed them. Empty when the account announces no releases (no active
+ * webhook, no Home Assistant over MQTT).
  *
  * "Already released when followed" compares calendar days: an item releasing on the day it was
  * followed is notified (a new user following today's episode then syncing gets it), one released on
@@ -42,9 +52,9 @@ export const itemKeyOf = (kind: WatchKind, id: number): string => `${kind}:${id}
 export async function findNewReleases(props: { accountId: number; now: Date }): Promise<ReleasedItem[]> {
   const account = await db().account.findUnique({
     where: { id: props.accountId },
-    select: { timezone: true, webhookUrl: true, webhookDisabledAt: true },
+    select: { timezone: true, webhookUrl: true, webhookDisabledAt: true, homeAssistantMqtt: true },
   });
-  if (!account?.webhookUrl || account.webhookDisabledAt) return [];
+  if (!account || !announcesReleases(account)) return [];
   const today = localDate(account.timezone, props.now);
   const window = { gte: addDays(today, -catchUpDays), lte: today };
   const rows = await db().libraryItem.findMany({
@@ -164,7 +174,7 @@ export async function recordReleaseNotifications(props: { accountId: number; now
 }
 
 /**
- * Accounts that may have something to notify at `now`: an active webhook and a followed,
+ * Accounts that may have something to notify at `now`: an active webhook (or Home Assistant over MQTT) and a followed,
  * non-archived item released within the catch-up window in some time zone (UTC dates widened by a
  * day each way cover every zone) that it has not watched and not been notified about. The
  * per-account check then decides exactly, in its own zone. Accounts whose releases are all
@@ -179,7 +189,7 @@ export async function findAccountsToCheck(now: Date): Promise<number[]> {
     SELECT DISTINCT l."accountId" AS "accountId"
     FROM "LibraryItem" l JOIN "Account" a ON a."id" = l."accountId"
     WHERE l."followed" = true AND l."archived" = false
-      AND a."webhookUrl" IS NOT NULL AND a."webhookDisabledAt" IS NULL
+      AND ((a."webhookUrl" IS NOT NULL AND a."webhookDisabledAt" IS NULL) OR a."homeAssistantMqtt" = true)
       AND (EXISTS (SELECT 1 FROM "Episode" e WHERE e."showId" = l."showId" AND e."airDate" >= ${from} AND e."airDate" <= ${to}
             AND NOT EXISTS (SELECT 1 FROM "Notification" n WHERE n."accountId" = l."accountId" AND n."itemKey" = 'episode:' || e."id")
             AND NOT EXISTS (SELECT 1 FROM "WatchState" w WHERE w."accountId" = l."accountId" AND w."episodeId" = e."id" AND w."watched" = true))

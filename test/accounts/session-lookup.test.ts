@@ -62,7 +62,7 @@ const within = <T>(promise: Promise<T>, ms: number): Promise<T | 'still waiting'
   Promise.race([promise, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), ms))]);
 
 describe('the session lookup and queued writes', () => {
-  it("answers a cookie request while another account's write transaction holds the writer, and notes the use afterwards", async () => {
+  it("answers a cookie request while another account's write transaction holds the writer, and notes the use afterwards", { timeout: 60_000 }, async () => {
     const person = await signedInPerson(app);
     const [session] = await db().session.findMany({ where: { accountId: person.id } });
     // Last seen two minutes ago: this request is due to write lastSeenAt.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { storeFixtureCatalog } from '../media-servers/catalog.ts';
 import { fixture, plexForm } from '../media-servers/fixtures.ts';
-import { completeSetup, launchChromium, startAirdate } from './browser-support.ts';
+import { completeSetup, launchChromium, signInThroughPage, startAirdate } from './browser-support.ts';
+import { startFakeServer } from '../media-servers/history/fake-media-server.ts';
 
 // The Connections page in a real browser against a real server: connect Plex, copy its URL, set
 // which users count, see deliveries (matched, ignored, unmatched and why) in the log, regenerate
@@ -70,5 +71,39 @@ describe('the Connections page', () => {
     await plex.getByRole('button', { name: 'Connect Plex', exact: true }).waitFor();
     expect((await post(fresh, scrobble('alex'))).status).toBe(401);
     await context.close();
+  });
+
+  it('brings in a Jellyfin server’s past: a wrong key said plainly, the user picked, a dry run’s report, then the import', { timeout: 90_000 }, async () => {
+    const jellyfin = await startFakeServer({ kind: 'jellyfin', key: 'right-key' });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // The account the first test set up (this file's server is set up once).
+    await page.goto(airdate.baseUrl);
+    await signInThroughPage(page, 'viewer', 'a long enough password');
+    await page.getByText('viewer', { exact: true }).click();
+    await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Connections' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Connections' }).waitFor();
+    const past = page.getByRole('region', { name: 'Bring in what you watched before' });
+    await past.getByLabel('Address').fill(jellyfin.url);
+    await past.getByLabel('API key').fill('wrong-key');
+    await past.getByRole('button', { name: 'Save server' }).click();
+    await past.getByText('Jellyfin saved').waitFor();
+    const card = past.getByRole('region', { name: `Jellyfin at ${jellyfin.url}` });
+    await card.getByRole('button', { name: 'Find Jellyfin users' }).click();
+    await card.getByText(/refused the API key \(401\) for the list of users: check it/).waitFor();
+
+    await past.getByLabel('API key').fill('right-key');
+    await past.getByRole('button', { name: 'Save server' }).click();
+    await card.getByRole('button', { name: 'Find Jellyfin users' }).click();
+    await card.getByLabel('Which user is you').selectOption({ label: 'sam' });
+    await card.getByRole('button', { name: 'Dry run' }).click();
+    await card.getByText('Report (dry run, nothing written)').waitFor({ timeout: 30_000 });
+    expect(await card.getByText(/Dry run finished .*: 4 items read\./).count()).toBe(1);
+    await card.getByText("Frieren: Beyond Journey's End — show").waitFor();
+    await card.getByRole('button', { name: 'Import', exact: true }).click();
+    await card.getByRole('heading', { name: 'Report', exact: true }).waitFor({ timeout: 30_000 });
+    await card.getByText(/Import finished .*: 4 items read\./).waitFor();
+    await context.close();
+    await jellyfin.close();
   });
 });

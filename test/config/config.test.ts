@@ -132,3 +132,35 @@ describe('AIRDATE_SMTP_URL (the server-wide mail server of notification channels
     expect(problemsOf({ AIRDATE_SMTP_URL: 'mailto://mail.example.com' })).toEqual([expect.stringMatching(/^AIRDATE_SMTP_URL: must start with smtp:\/\/ or smtps:\/\//)]);
   });
 });
+
+describe('AIRDATE_MQTT_URL and its prefixes (Home Assistant over MQTT)', () => {
+  it('is off unless set; parses credentials, TLS and the default ports; the prefixes default to homeassistant and airdate', () => {
+    expect(loadConfig({}).mqtt).toBeUndefined();
+    expect(loadConfig({ AIRDATE_MQTT_URL: ' ' }).mqtt).toBeUndefined();
+    expect(loadConfig({ AIRDATE_MQTT_URL: 'mqtt://ha:p%40ss%3Aword@broker.lan' }).mqtt).toEqual({
+      url: 'mqtt://broker.lan:1883',
+      username: 'ha',
+      password: 'p@ss:word',
+      discoveryPrefix: 'homeassistant',
+      topicPrefix: 'airdate',
+    });
+    expect(loadConfig({ AIRDATE_MQTT_URL: 'mqtts://broker.example.com', AIRDATE_MQTT_DISCOVERY_PREFIX: 'ha', AIRDATE_MQTT_TOPIC_PREFIX: 'home/airdate' }).mqtt).toEqual({
+      url: 'mqtts://broker.example.com:8883',
+      username: null,
+      password: null,
+      discoveryPrefix: 'ha',
+      topicPrefix: 'home/airdate',
+    });
+  });
+
+  it('refuses other schemes, paths, wildcards and empty levels, naming every problem and never the password', () => {
+    expect(problemsOf({ AIRDATE_MQTT_URL: 'http://u:hunter2@broker.lan' })).toEqual(['AIRDATE_MQTT_URL: must start with mqtt:// or mqtts://, not http://']);
+    expect(problemsOf({ AIRDATE_MQTT_URL: 'mqtt://u:hunter2@broker.lan/topic' })[0]).toMatch(/^AIRDATE_MQTT_URL: must be only/);
+    expect(problemsOf({ AIRDATE_MQTT_URL: 'mqtt://:hunter2@broker.lan' })[0]).toMatch(/needs a user name/);
+    const problems = problemsOf({ AIRDATE_MQTT_URL: 'mqtt://broker.lan', AIRDATE_MQTT_DISCOVERY_PREFIX: 'home/#', AIRDATE_MQTT_TOPIC_PREFIX: 'airdate//x' });
+    expect(problems).toEqual([expect.stringMatching(/^AIRDATE_MQTT_DISCOVERY_PREFIX: must not hold the wildcards/), expect.stringMatching(/^AIRDATE_MQTT_TOPIC_PREFIX: must not start or end with \//)]);
+    expect(problemsOf({ AIRDATE_MQTT_URL: 'mqtt://broker.lan', AIRDATE_MQTT_TOPIC_PREFIX: '$SYS' })[0]).toMatch(/must not start with \$/);
+    expect(problemsOf({ AIRDATE_MQTT_URL: 'mqtt://broker.lan', AIRDATE_MQTT_TOPIC_PREFIX: 'homeassistant' })).toEqual(['AIRDATE_MQTT_TOPIC_PREFIX: must differ from AIRDATE_MQTT_DISCOVERY_PREFIX']);
+    for (const url of ['http://u:hunter2@broker.lan', 'mqtt://u:hunter2@broker.lan/topic']) expect(problemsOf({ AIRDATE_MQTT_URL: url }).join(' ')).not.toContain('hunter2');
+  });
+});

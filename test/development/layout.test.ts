@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
  * imports included. The order of the features is this list, bottom first; a few pairs that would
  * run downwards are refused all the same (`forbiddenImports`).
  */
-const features = ['catalog', 'accounts', 'feeds', 'library', 'calendar', 'statistics', 'export', 'imports', 'media-servers', 'notifications', 'sync'] as const;
+const features = ['catalog', 'accounts', 'feeds', 'library', 'calendar', 'statistics', 'export', 'imports', 'media-servers', 'notifications', 'sync', 'home-assistant'] as const;
 /**
  * Pairs of features where the first may not import the second although it sits above it, each
  * with its reason (docs/development.md).

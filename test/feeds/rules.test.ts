@@ -62,9 +62,24 @@ describe('up next of one show', () => {
     expect(progress.unwatchedEpisodes).toBe(1);
   });
 
+  it('counts the skipped episodes, and with the first-unwatched rule offers the first of them (issue 33, item 3)', () => {
+    const episodes = [ep('S00E01', '2025-12-01'), ep('S01E01', '2026-01-01'), seen('S01E02', '2026-01-08'), ep('S01E03', '2026-01-15'), seen('S02E01', '2026-01-22'), ep('S02E02', '2026-01-29')];
+    const byDefault = scanShow(makeShow({ episodes }), WINDOW);
+    expect([byDefault.upNext?.season, byDefault.upNext?.number, byDefault.skippedEpisodes, byDefault.firstSkipped?.number]).toEqual([2, 2, 2, 1]);
+    const first = scanShow({ ...makeShow({ episodes }), upNextRule: 'first-unwatched' }, WINDOW);
+    expect([first.upNext?.season, first.upNext?.number, first.skippedEpisodes, first.unwatchedEpisodes]).toEqual([1, 1, 2, 3]);
+    // Caught up past the holes: none by default, the first hole by the other rule.
+    const caughtUp = episodes.map((episode) => (episode.number === 2 && episode.season === 2 ? { ...episode, watched: true } : episode));
+    expect(scanShow(makeShow({ episodes: caughtUp }), WINDOW).upNext).toBeNull();
+    expect(scanShow({ ...makeShow({ episodes: caughtUp }), upNextRule: 'first-unwatched' }, WINDOW).upNext?.number).toBe(1);
+    // Without holes both rules agree.
+    const inOrder = [seen('S01E01', '2026-01-01'), ep('S01E02', '2026-01-08')];
+    expect(scanShow({ ...makeShow({ episodes: inOrder }), upNextRule: 'first-unwatched' }, WINDOW)).toEqual(scanShow(makeShow({ episodes: inOrder }), WINDOW));
+  });
+
   it('has none when everything aired is watched', () => {
     const episodes = [seen('S01E01', '2026-01-01'), seen('S01E02', '2026-01-08'), ep('S01E03', '2026-03-11')];
-    expect(scanShow(makeShow({ episodes }), WINDOW)).toEqual({ upNext: null, unwatchedEpisodes: 0 });
+    expect(scanShow(makeShow({ episodes }), WINDOW)).toEqual({ upNext: null, unwatchedEpisodes: 0, skippedEpisodes: 0, firstSkipped: null });
   });
 
   it('counts an episode airing today as aired, tomorrow not yet', () => {
@@ -80,7 +95,7 @@ describe('up next of one show', () => {
 
   it('ignores specials: an aired special is never up next, and a watched one is not progress', () => {
     const onlySpecial = scanShow(makeShow({ episodes: [ep('S00E01', '2026-01-01')] }), WINDOW);
-    expect(onlySpecial).toEqual({ upNext: null, unwatchedEpisodes: 0 });
+    expect(onlySpecial).toEqual({ upNext: null, unwatchedEpisodes: 0, skippedEpisodes: 0, firstSkipped: null });
     expect(upNextOf([seen('S00E05', '2026-02-01'), ep('S01E01', '2026-01-01'), ep('S01E02', '2026-01-08')])).toBe('S1E1');
     expect(upNextOf([ep('S00E01', '2025-12-24'), seen('S01E01', '2026-01-01'), ep('S01E02', '2026-01-08')])).toBe('S1E2');
   });

@@ -5,6 +5,8 @@ import { addDays, localDate } from '../../src/time/dates.ts';
 import { listLimits, mediaServerLimits, reportListWeight } from '../../src/limits.ts';
 import { mediaServerSources } from '../../src/media-servers/sources/media-event.ts';
 import { schema } from '../../src/schema.ts';
+import { maxServerUsers } from '../../src/media-servers/history/pulled-play.ts';
+import { historyKinds } from '../../src/media-servers/history/pull-document.ts';
 import { setFollow, setWatched } from '../../src/library/library.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow, unique } from '../support/factories.ts';
@@ -31,9 +33,13 @@ describe('every list the library or the catalog can grow', () => {
     // And the lists bounded by what they are: an account's media server connections (one per
     // source) and a connection's user names (mediaServerLimits.usersPerConnection), costed at those bounds.
     // A mark's answer: one id per item the request named (at most markLimits.items), integers with no selection.
-    expect(unpaged.sort()).toEqual(['Account.mediaServerConnections', 'ImportResult.notes', 'ImportResult.skipped', 'ImportResult.unmatched', 'MarkResult.historyIds', 'MarkResult.itemIds', 'MediaServerConnection.users']);
+    // A media server's history pulls (one per server kind) and its users (at most maxServerUsers).
+    expect(unpaged.sort()).toEqual(['Account.mediaServerConnections', 'Account.mediaServerHistories', 'ImportResult.notes', 'ImportResult.skipped', 'ImportResult.unmatched', 'MarkResult.historyIds', 'MarkResult.itemIds', 'MediaServerConnection.users', 'Query.mediaServerUsers']);
     const account = schema.getType('Account');
     expect(isObjectType(account) && account.getFields().mediaServerConnections!.extensions.complexity).toEqual({ field: 1, multiplier: mediaServerSources.length });
+    const query = schema.getType('Query');
+    expect(isObjectType(query) && query.getFields().mediaServerUsers!.extensions.complexity).toEqual({ field: 1, multiplier: maxServerUsers });
+    expect(isObjectType(account) && account.getFields().mediaServerHistories!.extensions.complexity).toEqual({ field: 1, multiplier: historyKinds.length });
     const connection = schema.getType('MediaServerConnection');
     expect(isObjectType(connection) && connection.getFields().users!.extensions.complexity).toEqual({ field: 1, multiplier: mediaServerLimits.usersPerConnection });
     const report = schema.getType('ImportResult');

@@ -68,7 +68,7 @@ describe('POST /api/import/{source}', () => {
     expect(await db().show.count({ where: { tmdbId: tmdb } })).toBe(0);
   });
 
-  it('applies every file of a many-file upload once, in order, with the last one parsed only once', async () => {
+  it('applies every file of a many-file upload once, in order', async () => {
     const account = await makeAccount();
     const tmdb = unique();
     const show = traktShow(`Show ${tmdb}`, tmdb, unique());

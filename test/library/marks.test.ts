@@ -199,3 +199,41 @@ describe('markWatched and undoMarks', () => {
     expect(seen.json.data.show).toEqual({ watchedEpisodeCount: 0, episodes: [{ watched: false }, { watched: false }] });
   });
 });
+
+describe("a mark's feed version and a show's seasons (issue 33: one mark, one refetch of what changed)", () => {
+  const Versioned = `mutation ($input: MarkWatchedInput!) { markWatched(input: $input) { ... on MutationMarkWatchedSuccess { data { changed feedVersion } } } }`;
+  const Seasons = `query ($id: Int!) { show(id: $id) { seasons { number episodeCount airedCount watchedCount watchedAiredCount } upNext { code } } }`;
+
+  it("answers the feed version the write made (the live stream's event carries it), null when nothing changed; undo too", async () => {
+    const { account, s1e1 } = await fixture();
+    const before = (await db().account.findUniqueOrThrow({ where: { id: account.id } })).feedVersion;
+    const mark = await graphql(app, account.token, Versioned, { input: { kind: 'EPISODE', ids: [s1e1.id], watched: true } });
+    const after = (await db().account.findUniqueOrThrow({ where: { id: account.id } })).feedVersion;
+    expect(after).toBe(before + 1);
+    expect(mark.json.data.markWatched.data).toEqual({ changed: 1, feedVersion: after });
+    const again = await graphql(app, account.token, Versioned, { input: { kind: 'EPISODE', ids: [s1e1.id], watched: true } });
+    expect(again.json.data.markWatched.data).toEqual({ changed: 0, feedVersion: null });
+    const history = (await graphql(app, account.token, History, {})).json.data.watchHistory.entries;
+    const undo = await graphql(app, account.token, `mutation ($ids: [Int!]!) { undoMarks(ids: $ids) { ... on MutationUndoMarksSuccess { data { feedVersion } } } }`, { ids: [history[0].databaseId] });
+    expect(undo.json.data.undoMarks.data.feedVersion).toBe(after + 1);
+    expect((await db().account.findUniqueOrThrow({ where: { id: account.id } })).feedVersion).toBe(after + 1);
+  });
+
+  it("counts each season's episodes, aired ones and the viewer's watched ones, specials as season 0; another account's marks never count", async () => {
+    const { account, show, s1e1, s2e3, special } = await fixture();
+    const other = await makeAccount();
+    await graphql(app, other.token, MarkWatched, { input: { kind: 'EPISODE', ids: show.episodes.map((episode) => episode.id), watched: true } });
+    await graphql(app, account.token, MarkWatched, { input: { kind: 'EPISODE', ids: [s1e1.id, s2e3.id, special.id], watched: true } });
+    const answer = (await graphql(app, account.token, Seasons, { id: show.id })).json.data.show;
+    expect(answer.seasons).toEqual([
+      { number: 0, episodeCount: 1, airedCount: 1, watchedCount: 1, watchedAiredCount: 1 },
+      { number: 1, episodeCount: 2, airedCount: 2, watchedCount: 1, watchedAiredCount: 1 },
+      // S02E02 has no date, S02E03 airs next week (watched ahead: counted watched, not aired).
+      { number: 2, episodeCount: 3, airedCount: 1, watchedCount: 1, watchedAiredCount: 0 },
+    ]);
+    // The summary's rule: after the furthest watched (S02E03, watched ahead), nothing aired is left.
+    expect(answer.upNext).toBeNull();
+    const fresh = (await graphql(app, (await makeAccount()).token, Seasons, { id: show.id })).json.data.show;
+    expect(fresh.seasons.map((season: { watchedCount: number }) => season.watchedCount)).toEqual([0, 0, 0]);
+  });
+});

@@ -233,6 +233,18 @@ describe('generic JSON', () => {
   });
 });
 
+describe('Kodi add-ons on the generic URL', () => {
+  it('Movary’s add-on (a finished film) and Ryot’s (an episode past 95 %) are recorded as they send; Ryot’s progress below is dropped', async () => {
+    const account = await connectedAccount(app, 'generic');
+    expect((await deliver(app, account.path, { json: fixture('kodi/movary-addon-movie.json') })).json).toMatchObject({ result: 'matched', event: 'movary-kodi', items: [{ kind: 'movie', title: 'Dune: Part Two' }] });
+    expect((await deliver(app, account.path, { json: fixture('kodi/ryot-addon-movie-40.json') })).json).toMatchObject({ result: 'ignored', reason: expect.stringContaining('progress') });
+    expect((await deliver(app, account.path, { json: fixture('kodi/ryot-addon-episode-97.json') })).json).toMatchObject({ result: 'matched', event: 'ryot-kodi', items: [{ episode: 6 }] });
+    // The add-on sends again as the episode goes on: one watch.
+    expect((await deliver(app, account.path, { json: { ...fixture('kodi/ryot-addon-episode-97.json'), progress: 99 } })).json.result).toBe('duplicate');
+    expect(await watched(account.id)).toEqual([episodeKey(6), `movie:${catalog.dune.id}`].sort());
+  });
+});
+
 describe('matching', () => {
   it('by title only when exactly one followed show has it; never a show invented', async () => {
     const noIds = { ...fixture('plex/episode-scrobble.json') };

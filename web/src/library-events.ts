@@ -6,17 +6,23 @@ import { useEffect } from 'preact/hooks';
  *  - this app's own marks, follows and undos (library.ts), so every open page reloads what it shows;
  *  - the tab coming back into view or regaining focus (below), for changes made elsewhere
  *    (Home Assistant, a media server, another tab) while it was hidden;
- *  - a live stream of server events, when one is open: its handler only calls
- *    `notifyLibraryChanged()` (pass the change's origin if it wants to skip its own echoes).
+ *  - a live stream of server events, when one is open (live-updates.ts), except the echo of this
+ *    tab's own writes, which were told here already.
  * Pages subscribe with `useLibraryChanged(reload)`; the reload keeps the old data on screen until
- * the new arrives, so a notification never blanks a page.
+ * the new arrives, so a notification never blanks a page. A change this tab made says what it
+ * changed when it knows (`LibraryChange`), so a page holding those items can update them in place
+ * and read only what follows from them (a show's next episode) instead of everything.
  */
-type Listener = () => void;
+export interface LibraryChange {
+  /** Episodes this tab marked (watched) or unmarked, as the server's answer listed them. */
+  episodes?: { ids: number[]; watched: boolean };
+}
+type Listener = (change?: LibraryChange) => void;
 const listeners = new Set<Listener>();
 
-/** Tells every subscribed page that the library changed. */
-export function notifyLibraryChanged(): void {
-  listeners.forEach((listener) => listener());
+/** Tells every subscribed page that the library changed (and what, when known). */
+export function notifyLibraryChanged(change?: LibraryChange): void {
+  listeners.forEach((listener) => listener(change));
 }
 
 /** Subscribes `listener` until the page unmounts. */
@@ -26,7 +32,7 @@ export function onLibraryChanged(listener: Listener): () => void {
 }
 
 /** Calls `reload` whenever the library changed (see above) while the calling page is shown. */
-export function useLibraryChanged(reload: () => void): void {
+export function useLibraryChanged(reload: Listener): void {
   useEffect(() => onLibraryChanged(reload), [reload]);
 }
 

@@ -1,6 +1,7 @@
 import { request } from './client.ts';
 import { graphql } from './graphql.ts';
 import { notifyLibraryChanged } from './library-events.ts';
+import { ownWriteStarted } from './live-updates.ts';
 import { showUndo } from './toast.tsx';
 
 export { undoMarks } from './toast.tsx';
@@ -18,7 +19,9 @@ const MarkWatched = graphql(`
       ... on MutationMarkWatchedSuccess {
         data {
           changed
+          itemIds
           historyIds
+          feedVersion
         }
       }
       ... on Error {
@@ -35,7 +38,9 @@ const MarkEpisodes = graphql(`
       ... on MutationMarkEpisodesSuccess {
         data {
           changed
+          itemIds
           historyIds
+          feedVersion
         }
       }
       ... on Error {
@@ -65,6 +70,18 @@ export type WatchKind = 'EPISODE' | 'MOVIE' | 'GAME';
 export type MarkDate = 'NOW' | 'AIR_DATE' | 'UNKNOWN';
 export type FollowKind = 'SHOW' | 'MOVIE' | 'GAME';
 
+/** Runs a mark, telling the live stream its feed version so that the stream's echo of it is not told again. */
+async function ownWrite<T extends { __typename: string; data?: { feedVersion: number | null } }>(write: () => Promise<T>): Promise<T> {
+  const written = ownWriteStarted();
+  try {
+    const result = await write();
+    written(result.data?.feedVersion ?? null);
+    return result;
+  } finally {
+    written(null);
+  }
+}
+
 /** What a mark did, as the toast words it: "S01E02 of Show marked watched". */
 function markedText(what: string, watched: boolean, changed: number): string {
   if (changed === 0) return `${what}: nothing to change`;
@@ -73,9 +90,9 @@ function markedText(what: string, watched: boolean, changed: number): string {
 
 /** Marks items of one kind, then offers to undo it for a few seconds. */
 export async function markItems(kind: WatchKind, ids: number[], watched: boolean, what: string, date: MarkDate = 'NOW'): Promise<number> {
-  const result = (await request(MarkWatched, { input: { kind, ids, watched, date } })).markWatched;
+  const result = await ownWrite(async () => (await request(MarkWatched, { input: { kind, ids, watched, date } })).markWatched);
   if (result.__typename !== 'MutationMarkWatchedSuccess') throw new Error(result.message);
-  notifyLibraryChanged();
+  notifyLibraryChanged(kind === 'EPISODE' ? { episodes: { ids: result.data.itemIds, watched } } : undefined);
   if (result.data.changed > 0) showUndo(markedText(what, watched, result.data.changed), result.data.historyIds);
   return result.data.changed;
 }
@@ -89,9 +106,9 @@ export interface EpisodeScope {
 
 /** Marks a show's episodes in bulk (aired ones only when marking watched), with the undo toast. */
 export async function markEpisodes(scope: EpisodeScope, watched: boolean, date: MarkDate, what: string): Promise<number> {
-  const result = (await request(MarkEpisodes, { input: { ...scope, watched, date } })).markEpisodes;
+  const result = await ownWrite(async () => (await request(MarkEpisodes, { input: { ...scope, watched, date } })).markEpisodes);
   if (result.__typename !== 'MutationMarkEpisodesSuccess') throw new Error(result.message);
-  notifyLibraryChanged();
+  notifyLibraryChanged({ episodes: { ids: result.data.itemIds, watched } });
   const changed = result.data.changed;
   if (changed > 0) showUndo(`${changed} ${changed === 1 ? 'episode' : 'episodes'} of ${what} ${watched ? 'marked watched' : 'unmarked'}`, result.data.historyIds);
   else showUndo(`${what}: every episode was already ${watched ? 'watched' : 'unwatched'}`, []);

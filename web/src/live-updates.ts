@@ -10,14 +10,70 @@ import { notifyLibraryChanged } from './library-events.ts';
  *
  * A refusal (the account's bound of streams reached by other tabs, signed out) closes the
  * EventSource; it is tried again after `retryMs`, not in a loop.
+ *
+ * The echo of this tab's own write is not told again: the write told the pages already, with what
+ * it changed (library.ts). A mark answers the feed version it made (`feedVersion`); an event is
+ * an echo when every version it moved past was made by this tab and the catalog did not move. An
+ * event that comes while a write of this tab is still on its way waits for its answer.
  */
 const LibraryChanged = graphql(`
   subscription LibraryChanged {
     libraryChanged {
       feedVersion
+      catalogVersion
     }
   }
 `);
+
+interface Versions {
+  feedVersion: number;
+  catalogVersion: number;
+}
+/** Feed versions this tab's writes made, not yet seen on the stream. */
+const ownVersions = new Set<number>();
+/** The versions of the stream's last event (unknown before the first). */
+let lastSeen: Versions | undefined;
+let writesUnderWay = 0;
+/** The latest event that came while a write was under way. */
+let held: Versions | undefined;
+
+/**
+ * Called by a write of this tab before it is sent; the returned function after its answer, with
+ * the feed version it made (null: it changed nothing, or failed).
+ */
+export function ownWriteStarted(): (feedVersion: number | null) => void {
+  writesUnderWay += 1;
+  let ended = false;
+  return (feedVersion) => {
+    if (ended) return;
+    ended = true;
+    writesUnderWay -= 1;
+    if (feedVersion !== null) ownVersions.add(feedVersion);
+    if (writesUnderWay === 0 && held) {
+      const event = held;
+      held = undefined;
+      onEvent(event);
+    }
+  };
+}
+
+/** Whether an event is the echo of this tab's own writes only (and forgets the versions it covers). */
+function isOwnEcho(event: Versions): boolean {
+  const from = lastSeen?.feedVersion ?? event.feedVersion - 1;
+  let own = lastSeen === undefined || lastSeen.catalogVersion === event.catalogVersion;
+  for (let version = from + 1; version <= event.feedVersion; version += 1) if (!ownVersions.has(version)) own = false;
+  for (const version of ownVersions) if (version <= event.feedVersion) ownVersions.delete(version);
+  lastSeen = event;
+  return own;
+}
+
+function onEvent(event: Versions): void {
+  if (writesUnderWay > 0) {
+    held = event;
+    return;
+  }
+  if (!isOwnEcho(event)) notifyLibraryChanged();
+}
 
 const retryMs = 60_000;
 let source: EventSource | undefined;
@@ -31,6 +87,8 @@ export function startLiveUpdates(): void {
   source = stream;
   let opened = false;
   stream.addEventListener('open', () => {
+    // Events may have been missed while the stream was away: whatever comes next is not known to be an echo.
+    lastSeen = undefined;
     if (opened) notifyLibraryChanged();
     opened = true;
   });
@@ -41,7 +99,9 @@ export function startLiveUpdates(): void {
     } catch {
       payload = undefined;
     }
-    if (payload?.data) notifyLibraryChanged();
+    const versions = (payload?.data as { libraryChanged?: Versions } | undefined)?.libraryChanged;
+    if (versions) onEvent(versions);
+    else if (payload?.data) notifyLibraryChanged();
     else if (payload?.errors) pause();
   });
   // The browser reconnects by itself after a dropped connection; a refused one ends CLOSED.

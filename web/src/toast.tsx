@@ -3,6 +3,7 @@ import { errorText } from './components.tsx';
 import { request } from './client.ts';
 import { graphql } from './graphql.ts';
 import { notifyLibraryChanged } from './library-events.ts';
+import { ownWriteStarted } from './live-updates.ts';
 
 const UndoMarks = graphql(`
   mutation UndoMarks($ids: [Int!]!) {
@@ -11,6 +12,7 @@ const UndoMarks = graphql(`
       ... on MutationUndoMarksSuccess {
         data {
           removed
+          feedVersion
         }
       }
       ... on Error {
@@ -22,8 +24,14 @@ const UndoMarks = graphql(`
 
 /** Undoes marks by their history entries. */
 export async function undoMarks(ids: number[]): Promise<void> {
-  const result = (await request(UndoMarks, { ids })).undoMarks;
-  if (result.__typename !== 'MutationUndoMarksSuccess') throw new Error(result.message);
+  const written = ownWriteStarted();
+  try {
+    const result = (await request(UndoMarks, { ids })).undoMarks;
+    if (result.__typename !== 'MutationUndoMarksSuccess') throw new Error(result.message);
+    written(result.data.feedVersion);
+  } finally {
+    written(null);
+  }
   notifyLibraryChanged();
 }
 

@@ -112,7 +112,8 @@ export interface ImportSkip {
   reason: string;
 }
 
-export type ImportSource = 'trakt' | 'simkl' | 'tvtime' | 'airdate' | 'grouvee' | 'letterboxd' | 'imdb';
+/** The file sources, and the media servers whose history is pulled (src/media-servers/history: no parser, no upload). */
+export type ImportSource = 'trakt' | 'simkl' | 'tvtime' | 'airdate' | 'grouvee' | 'letterboxd' | 'imdb' | 'jellyfin' | 'emby' | 'plex';
 
 /** What the person chose at import that changes how files are read (the same for every source). */
 export interface ImportReadOptions {

@@ -21,7 +21,7 @@ export interface ImportParser {
   parse(files: Iterable<UploadedFile>, options: ImportReadOptions): ImportDocument[];
   /**
    * One file's document, for sources whose files stand alone (every one but TV Time and
-   * Letterboxd): the import then never holds more than one file's document (see importUploads).
+   * Letterboxd): the import then holds one file's bytes and JSON at a time (read-uploads.ts).
    */
   parseFile?: (bytes: Uint8Array, fileName: string) => ImportDocument;
 }

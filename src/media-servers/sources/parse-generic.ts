@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseKodiAddon } from './parse-kodi-addons.ts';
 import { eventKeyOf, FormatError, imdbId, numericId, text, time, withoutUndefined, type MediaEvent, type MediaIds } from './media-event.ts';
 
 /**
@@ -40,6 +41,9 @@ export const genericBodySchema = z.object({
 });
 
 export function parseGeneric(body: unknown): MediaEvent {
+  // Kodi add-ons written for other trackers (Movary's, Ryot's), taken as they send.
+  const fromAddon = parseKodiAddon(body);
+  if (fromAddon) return fromAddon;
   const parsed = genericBodySchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { request } from '../client.ts';
 import { ConfirmButton, CopyField, formatTime, Notice, PageTitle, useAction, useLoad } from '../components.tsx';
 import { graphql, type ResultOf } from '../graphql.ts';
+import { ServerHistory } from './server-history.tsx';
 
 const ConnectionsQuery = graphql(`
   query Connections {
@@ -120,6 +121,7 @@ export default function ConnectionsPage() {
           {servers.map((server) => (
             <ServerCard key={server.source} server={server} connection={viewer.mediaServerConnections.find((connection) => connection.source === server.source)} reload={reload} />
           ))}
+          <ServerHistory />
           <DeliveryLog deliveries={viewer.mediaServerDeliveries} reload={reload} />
         </>
       )}

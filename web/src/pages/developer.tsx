@@ -11,6 +11,7 @@ const DeveloperQuery = graphql(`
       calendarUrl
       summaryUrl
       summaryProfile
+      homeAssistantMqtt
       ...WebhookFields
     }
   }
@@ -25,6 +26,17 @@ const RegenerateToken = graphql(`
 const UpdateSummaryProfile = graphql(`
   mutation UpdateSummaryProfile($profile: SummaryProfile!) {
     updateSettings(input: { summaryProfile: $profile }) {
+      __typename
+      ... on Error {
+        message
+      }
+    }
+  }
+`);
+
+const UpdateHomeAssistantMqtt = graphql(`
+  mutation UpdateHomeAssistantMqtt($on: Boolean!) {
+    updateSettings(input: { homeAssistantMqtt: $on }) {
       __typename
       ... on Error {
         message
@@ -51,6 +63,12 @@ export default function DeveloperPage() {
     if (result.__typename !== 'MutationUpdateSettingsSuccess') throw new Error(result.message);
     reload();
     return 'Summary profile saved.';
+  });
+  const mqtt = useAction(async (on: boolean) => {
+    const result = (await request(UpdateHomeAssistantMqtt, { on })).updateSettings;
+    if (result.__typename !== 'MutationUpdateSettingsSuccess') throw new Error(result.message);
+    reload();
+    return on ? 'Published to Home Assistant over MQTT.' : 'No longer published; its entities are removed from Home Assistant.';
   });
 
   return (
@@ -103,6 +121,23 @@ export default function DeveloperPage() {
               </select>
             </div>
             <Notice outcome={profile.outcome} />
+            <div class="field">
+              <label>
+                <input
+                  type="checkbox"
+                  id="home-assistant-mqtt"
+                  checked={viewer.homeAssistantMqtt}
+                  disabled={mqtt.busy}
+                  onChange={(event) => void mqtt.run(event.currentTarget.checked)}
+                />{' '}
+                Publish to Home Assistant over MQTT
+              </label>
+            </div>
+            <p class="hint">
+              Sensors, events and buttons appear in Home Assistant by themselves, through the MQTT broker the server is set up with
+              (AIRDATE_MQTT_URL; without it nothing is published).
+            </p>
+            <Notice outcome={mqtt.outcome} />
           </section>
 
           <WebhookSettings account={viewer} reload={reload} />
