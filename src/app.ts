@@ -145,7 +145,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     graphiql: createGraphiQL({ title: 'Airdate GraphQL', endpoint: '/graphql', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }, null, 2) }),
     oidc,
     apiDescription: createApiDescription(restRoutes),
-    webApp: createWebApp(options.webAppDir ?? path.join(projectRoot, 'dist/web')),
+    webApp: createWebApp(options.webAppDir ?? path.join(projectRoot, 'dist/web'), { imageOrigins: () => catalog.imageOrigins() }),
     metrics: mainPort,
     accountRate,
     readiness: async () => (notReady === undefined ? readiness(logger, jobs) : json(503, { error: notReady })),
