@@ -55,11 +55,15 @@ const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', arg
 const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
 const page = await context.newPage();
 page.setDefaultTimeout(60_000);
-await page.goto(`${base}/sign-in`);
-await page.getByLabel('Name').fill('reader');
-await page.getByLabel('Password').fill(password);
-await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-await page.getByRole('heading', { name: 'Home', exact: true }).waitFor();
+/** Signs `name` in through the sign-in page; ends on the home page. */
+async function signIn(target: Page, name: string): Promise<void> {
+  await target.goto(`${base}/sign-in`);
+  await target.getByLabel('Name').fill(name);
+  await target.getByLabel('Password').fill(password);
+  await target.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await target.getByRole('heading', { name: 'Home', exact: true }).waitFor();
+}
+await signIn(page, 'reader');
 
 /** ms since the navigation began, once the main thread has drawn a frame and run a task after `ready` holds. */
 async function interactiveAt(target: Page, ready: () => unknown): Promise<number> {
@@ -141,11 +145,7 @@ async function measureBigShow(): Promise<string[]> {
     const bigContext = await browser.newContext(phone ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 900 } });
     const tab = await bigContext.newPage();
     tab.setDefaultTimeout(120_000);
-    await tab.goto(`${base}/sign-in`);
-    await tab.getByLabel('Name').fill('collector');
-    await tab.getByLabel('Password').fill(password);
-    await tab.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await tab.getByRole('heading', { name: 'Home', exact: true }).waitFor();
+    await signIn(tab, 'collector');
     if (phone) {
       const cdp = await bigContext.newCDPSession(tab);
       await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
