@@ -10,6 +10,7 @@ import { generateWebhookSecret } from '../src/keys/token-format.ts';
 import { loadConfig } from '../src/config.ts';
 import { db } from '../src/db/client.ts';
 import { addDays, localDate } from '../src/time/dates.ts';
+import { webhookChannelRow } from '../src/accounts/webhook-setting.ts';
 
 /**
  * `npm run bench:releases`: the 30-minute release check over 10 000 accounts, 1 000 of which have
@@ -116,11 +117,11 @@ async function seed(): Promise<void> {
       data: batch.map((index) => ({
         name: `bench-${index}`,
         timezone: zones[index % zones.length]!,
-        webhookUrl,
         webhookSecretEnc: encryptSecret(generateWebhookSecret(), secretKey()),
       })),
     });
     const ids = new Map((await db().account.findMany({ where: { name: { in: batch.map((index) => `bench-${index}`) } }, select: { id: true, name: true } })).map((row) => [row.name, row.id]));
+    await db().notificationChannel.createMany({ data: [...ids.values()].map((accountId) => webhookChannelRow(accountId, webhookUrl)) });
     const rows = batch.flatMap((index) => {
       const accountId = ids.get(`bench-${index}`)!;
       const shows = new Set<number>();

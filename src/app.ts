@@ -25,6 +25,8 @@ import { createMqttConnection, mqttConnectedGauge, type MqttConnection } from '.
 import { createLazyScheduler } from './jobs/lazy-scheduler.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
 import { jobDefinitions } from './jobs.ts';
+import { sealMovedWebhookUrls } from './accounts/webhook-setting.ts';
+import type { ChannelServices } from './notifications/channel-services.ts';
 import { createApiDescription } from './openapi/api-description.ts';
 import { projectRoot } from './paths.ts';
 import { bindRoutes, createRouter } from './router.ts';
@@ -67,6 +69,19 @@ export interface AppOptions {
   webAppDir?: string;
   /** Where log lines go instead of stderr (tests read them). */
   logDestination?: DestinationStream;
+  /** Tests only: the hosted notification services at local receivers, their self-signed certificates, a resolver. */
+  channelPeers?: Pick<ChannelServices, 'serviceUrls' | 'trustedCertificates' | 'lookup'>;
+}
+
+/** The notification channels' settings: the outbound policy and timeout, the mail server, the origin links are built on. */
+function createChannelServices(config: Config, peers: AppOptions['channelPeers']): ChannelServices {
+  return {
+    policy: config.webhooks.policy,
+    timeoutMs: config.webhooks.timeoutMs,
+    smtpDefault: config.smtp,
+    publicOrigin: config.web.publicUrl ?? `http://localhost:${config.http.port}`,
+    ...peers,
+  };
 }
 
 /**
@@ -81,20 +96,23 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const { metrics, mainPort, ownPort } = createAppMetrics(config, logger, gauges);
   await openDatabase(config, { migrate: true });
   initSecretKey(config);
+  // Webhook URLs the channels migration moved in the clear (SQL cannot encrypt) are sealed now.
+  await sealMovedWebhookUrls();
   initSessions(config.web);
   const catalogs = createCatalogProviders(config, logger, metrics);
   const catalog = createCatalogService(catalogs.providers, logger, { requestsPerHour: config.limits.catalogRequestsPerHour });
   const webhooks = { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs };
   // Pulls of a media server's history connect under the webhooks' policy and deadline, never to Airdate itself.
   const mediaServerPulls = { policy: config.webhooks.policy, timeoutMs: config.webhooks.timeoutMs, ownOrigins: config.web.publicUrl ? [new URL(config.web.publicUrl).origin] : [], ownPort: config.http.port };
-  const jobs = createLazyScheduler(config, { definitions: jobDefinitions, services: { catalog, webhooks, logger, metrics, mediaServerPulls } });
+  const channels = createChannelServices(config, options.channelPeers);
+  const jobs = createLazyScheduler(config, { definitions: jobDefinitions, services: { catalog, webhooks, channels, logger, metrics, mediaServerPulls } });
   const live = createLiveUpdates({
     logger,
     pollMs: liveUpdates.pollMs,
     maxStreamsPerCredential: config.limits.liveStreamsPerCredential,
     maxStreamsPerAccount: config.limits.liveStreamsPerAccount,
   });
-  const services = { catalog, jobs, metrics, live, webhooks, mediaServerPulls };
+  const services = { catalog, jobs, metrics, live, webhooks, mediaServerPulls, channels };
   // Off unless AIRDATE_MQTT_URL is set; a broker that is down or refuses us never stops the server.
   let homeAssistant: HomeAssistantMqtt | undefined;
   if (config.mqtt) {
@@ -127,7 +145,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     graphiql: createGraphiQL({ title: 'Airdate GraphQL', endpoint: '/graphql', headers: JSON.stringify({ Authorization: 'Bearer <your API token>' }, null, 2) }),
     oidc,
     apiDescription: createApiDescription(restRoutes),
-    webApp: createWebApp(options.webAppDir ?? path.join(projectRoot, 'dist/web')),
+    webApp: createWebApp(options.webAppDir ?? path.join(projectRoot, 'dist/web'), { imageOrigins: () => catalog.imageOrigins() }),
     metrics: mainPort,
     accountRate,
     readiness: async () => (notReady === undefined ? readiness(logger, jobs) : json(503, { error: notReady })),

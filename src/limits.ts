@@ -38,6 +38,24 @@ export const inputLengths = {
 } as const;
 
 /**
+ * Notification channels (src/notifications/notification-channels.ts, docs/notifications.md): a
+ * bound per account, so that one account cannot make every release fan out to thousands of sends,
+ * and the longest name. A browser subscribed for web push is a channel too.
+ */
+export const channelLimits = {
+  /** Channels of one account, web push devices and the signed webhook included. */
+  perAccount: 20,
+  /** A channel's name, in characters. */
+  nameLength: 100,
+  /**
+   * Deliveries to one channel that end failed in a row (each after its retries) before the channel
+   * is turned off and the account's other channels are told: a channel broken for good (a revoked
+   * token, a deleted chat) stops costing a send per release, one down for an hour does not.
+   */
+  failuresInARow: 10,
+} as const;
+
+/**
  * Longest values a catalog row may hold, whoever brings them in (an import, the offline file, a
  * network catalog): catalog rows are shared by every account, so one account's file must not be
  * able to make another account's feeds or calendar huge. Longer values are refused from imports

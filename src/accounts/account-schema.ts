@@ -2,6 +2,7 @@ import { db } from '../db/client.ts';
 import type { Account } from '../generated/prisma/client.ts';
 import { storedSummaryProfile, updateAccount } from './accounts.ts';
 import { regenerateToken, showToken, showWebhookSecret } from './tokens.ts';
+import { findWebhook } from './webhook-setting.ts';
 import { builder } from '../graphql/builder.ts';
 import { writeErrors } from '../graphql/errors.ts';
 import { selectsOnly } from '../graphql/selection.ts';
@@ -24,7 +25,11 @@ const AccountRef = builder.prismaObject('Account', {
     databaseId: t.exposeInt('id'),
     name: t.exposeString('name'),
     timezone: t.exposeString('timezone', { description: 'IANA time zone; every feed date is in it.' }),
-    webhookUrl: t.exposeString('webhookUrl', { nullable: true }),
+    webhookUrl: t.string({
+      nullable: true,
+      description: 'The signed webhook release notifications are posted to (one of the notification channels); null when none is set.',
+      resolve: async (account) => (await findWebhook(account.id))?.url ?? null,
+    }),
     summaryProfile: t.field({
       type: SummaryProfileEnum,
       description: 'What GET /api/machine/summary answers.',

@@ -8,6 +8,7 @@ import { inputLengths, transactionTimes } from '../limits.ts';
 import { exceedsLength, quoted } from '../value-bounds.ts';
 import { hashPassword } from './password-hash.ts';
 import { accountVersionBumps } from '../db/stale-versions.ts';
+import { findWebhook, writeWebhook } from './webhook-setting.ts';
 
 /** What the command line prints and other tools read about an account. */
 export interface PresentedAccount {
@@ -130,42 +131,31 @@ export async function updateAccount(props: {
   homeAssistantMqtt?: boolean;
 }): Promise<Account> {
   const account = await findAccountByName(props.name);
-  const changes: {
-    timezone?: string;
-    webhookUrl?: string | null;
-    webhookDisabledAt?: null;
-    webhookDisabledReason?: null;
-    summaryProfile?: SummaryProfile;
-    homeAssistantMqtt?: boolean;
-  } = {};
+  const changes: { timezone?: string; summaryProfile?: SummaryProfile; homeAssistantMqtt?: boolean } = {};
   if (props.timezone !== undefined) {
     const timezone = canonicalZoneOrFail(props.timezone);
     if (timezone !== account.timezone) changes.timezone = timezone;
   }
-  if (props.webhookUrl !== undefined) {
-    const webhookUrl = parseWebhookUrl(props.webhookUrl);
-    // Setting the URL again, even the same one, turns deliveries back on after a 410 Gone.
-    if (webhookUrl !== account.webhookUrl || account.webhookDisabledAt !== null) {
-      Object.assign(changes, { webhookUrl, webhookDisabledAt: null, webhookDisabledReason: null });
-    }
-  }
+  const webhookUrl = props.webhookUrl === undefined ? undefined : parseWebhookUrl(props.webhookUrl);
   if (props.summaryProfile !== undefined) {
     // The cached summary bodies are keyed by feedVersion, which the change bumps below.
     const summaryProfile = parseSummaryProfile(props.summaryProfile);
     if (summaryProfile !== account.summaryProfile) changes.summaryProfile = summaryProfile;
   }
   if (props.homeAssistantMqtt !== undefined && props.homeAssistantMqtt !== account.homeAssistantMqtt) changes.homeAssistantMqtt = props.homeAssistantMqtt;
-  if (Object.keys(changes).length === 0) return account;
+  // Setting the URL again, even the same one, turns deliveries back on after a 410 Gone.
+  const webhookChanged = webhookUrl !== undefined && (await writeWebhook(account.id, webhookUrl, await findWebhook(account.id)));
+  if (Object.keys(changes).length === 0 && !webhookChanged) return account;
   return db().account.update({ where: { id: account.id }, data: { ...changes, ...accountVersionBumps({ settings: true }) } });
 }
 
 /** The public view of an account: `{ id, name, timezone, webhookUrl, summaryProfile }`, never secrets. */
-export function presentAccount(account: Pick<Account, 'id' | 'name' | 'timezone' | 'webhookUrl' | 'summaryProfile'>): PresentedAccount {
+export async function presentAccount(account: Pick<Account, 'id' | 'name' | 'timezone' | 'summaryProfile'>): Promise<PresentedAccount> {
   return {
     id: account.id,
     name: account.name,
     timezone: account.timezone,
-    webhookUrl: account.webhookUrl,
+    webhookUrl: (await findWebhook(account.id))?.url ?? null,
     summaryProfile: storedSummaryProfile(account.summaryProfile),
   };
 }

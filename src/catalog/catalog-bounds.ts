@@ -83,8 +83,10 @@ export function withCatalogBounds(provider: CatalogProvider, warn: (message: str
   const resolveId = provider.resolveId?.bind(provider);
   const locateEpisode = provider.locateEpisode?.bind(provider);
   const season = provider.season?.bind(provider);
+  const imageOrigins = provider.imageOrigins?.bind(provider);
   return {
     name: provider.name,
+    ...(imageOrigins ? { imageOrigins } : {}),
     ...(provider.local ? { local: true } : {}),
     lookup: async (kind, source, externalId) => {
       const record = await provider.lookup(kind, source, externalId);

@@ -104,7 +104,7 @@ builder.queryField('catalogLookup', (t) =>
       kind: t.arg({ type: MediaKind, required: true }),
       externalId: t.arg.int({ required: true }),
     },
-    resolve: (_root, args, context) => context.services.catalog.lookup(args.kind, args.source, args.externalId),
+    resolve: (_root, args, context) => context.services.catalog.lookup(args.kind, args.source, args.externalId, context.account.id),
   }),
 );
 
@@ -120,7 +120,7 @@ builder.queryField('searchCatalog', (t) =>
     complexity: (args: { first?: number | null }) => ({ field: fieldCosts.search, multiplier: listPage(args, listLimits.search).first }),
     resolve: async (_root, args, context) => {
       const page = listPage(args, listLimits.search);
-      return pageOf(await oneAtATime(context, () => context.services.catalog.search(args.query, args.kind ?? undefined)), page);
+      return pageOf(await oneAtATime(context, () => context.services.catalog.search(args.query, context.account.id, args.kind ?? undefined)), page);
     },
   }),
 );

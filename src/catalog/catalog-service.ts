@@ -9,6 +9,7 @@ import {
   type StoredCatalogItem,
 } from './catalog-store.ts';
 import { createLookupCache } from './lookup-cache.ts';
+import { networkImageOrigins } from './image-origins.ts';
 import type { OfflineCatalogProvider } from './offline-catalog.ts';
 import {
   hasMatchableId,
@@ -23,6 +24,7 @@ import {
 } from './provider.ts';
 import { createSeasonFetches, type SeasonAnswer, type SeasonRequest } from './season-fetches.ts';
 import { databaseKind, db } from '../db/client.ts';
+import { visibleSql } from '../db/catalog-visibility.ts';
 import { InputError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { inputLengths } from '../limits.ts';
@@ -59,17 +61,20 @@ declare module '../jobs/job-definition.ts' {
 
 export interface CatalogService {
   /**
-   * The stored item with `source`'s id `externalId`; when none is stored, asks the providers in
-   * order, stores the first answer and returns its row. Null when no catalog knows it.
+   * The stored item with `source`'s id `externalId` that `viewerId` may see; when none is stored,
+   * or only another account's unconfirmed import row (catalog-visibility.ts), asks the providers in
+   * order, stores the first answer (which confirms such a row, its data replacing the file's) and
+   * returns its row. Null when no catalog knows it.
    */
-  lookup(kind: MediaKind, source: CatalogSource, externalId: number): Promise<StoredCatalogItem | null>;
+  lookup(kind: MediaKind, source: CatalogSource, externalId: number, viewerId: number): Promise<StoredCatalogItem | null>;
   /**
-   * Stored items and provider results whose title matches `query` (case-insensitive), provider
-   * results stored first so that every result has a database id; deduplicated, best first, at
+   * Stored items `viewerId` may see and provider results whose title matches `query`
+   * (case-insensitive), provider results stored first so that every result has a database id;
+   * another account's unconfirmed import rows are never among them; deduplicated, best first, at
    * most `searchLimit`. Throws InputError for a blank query or one longer than
    * inputLengths.searchQuery; the query is matched as plain text (`%` and `_` are characters).
    */
-  search(query: string, kind?: MediaKind): Promise<StoredCatalogItem[]>;
+  search(query: string, viewerId: number, kind?: MediaKind): Promise<StoredCatalogItem[]>;
   /** Refreshes every stored item from every provider (and lists self-enumerating ones whole). */
   refreshAll(): Promise<RefreshSummary>;
   /**
@@ -110,6 +115,11 @@ export interface CatalogService {
   budget(key: string, name: string): CatalogBudget | undefined;
   /** Requests a budget holds and gets back in an hour (AIRDATE_CATALOG_REQUESTS_PER_HOUR; 0: off). */
   readonly requestsPerHour: number;
+  /**
+   * The origins posters may come from (image-origins.ts): the network catalogs' image hosts and
+   * what the configured providers add (TMDB's image URL, the offline file's posters' hosts).
+   */
+  imageOrigins(): string[];
   /** Drops the queued background fetches and waits for the running ones (the app's close). */
   close(): Promise<void>;
 }
@@ -146,13 +156,13 @@ function containsPattern(query: string): string {
  * SQLite's LIKE (which ignores ASCII case) or PostgreSQL's ILIKE, each with ESCAPE. Measured on
  * 10 000 titles, this is as fast as the unescaped LIKE and 1.5–3× faster than instr(lower(…)).
  */
-async function searchStored(query: string, kind: MediaKind | undefined): Promise<StoredCatalogItem[]> {
+async function searchStored(query: string, kind: MediaKind | undefined, viewerId: number): Promise<StoredCatalogItem[]> {
   const like = Prisma.raw(databaseKind() === 'postgres' ? 'ILIKE' : 'LIKE');
   const pattern = containsPattern(query);
   // A wide net per kind, ranked by the caller; ordering by title keeps the cut deterministic.
   const idsOf = async (table: 'Show' | 'Movie' | 'Game') => {
     const rows = await db().$queryRaw<{ id: number }[]>(
-      Prisma.sql`SELECT "id" FROM ${Prisma.raw(`"${table}"`)} WHERE "title" ${like} ${pattern} ESCAPE ${'\\'} ORDER BY "title", "id" LIMIT ${searchLimit * 4}`,
+      Prisma.sql`SELECT "id" FROM ${Prisma.raw(`"${table}"`)} WHERE "title" ${like} ${pattern} ESCAPE ${'\\'} AND ${visibleSql(viewerId)} ORDER BY "title", "id" LIMIT ${searchLimit * 4}`,
     );
     return rows.map((row) => Number(row.id));
   };
@@ -202,10 +212,11 @@ export function createCatalogService(unbounded: CatalogProvider[], logger: Warne
   // A person's lookup and search: sent before the background's requests (catalog-caller.ts).
   const interactive = <T>(call: () => Promise<T>) => asCatalogCaller({ priority: 'interactive' }, call);
   return {
-    lookup: (kind, source, externalId) => interactive(async () => {
+    lookup: (kind, source, externalId, viewerId) => interactive(async () => {
       if (!sourcesByKind[kind].includes(source) || !Number.isSafeInteger(externalId) || externalId < 1) return null;
       const stored = await findCatalogItem(kind, source, externalId);
-      if (stored) return stored;
+      // Another account's unconfirmed import row: only a catalog's answer (which confirms it) is shown.
+      if (stored && (stored.ownerAccountId === null || stored.ownerAccountId === viewerId)) return stored;
       for (const provider of providers) {
         const action = `lookup ${kind} ${source} ${externalId}`;
         const record = await ask(logger, provider, action, () => provider.lookup(kind, source, externalId));
@@ -217,7 +228,7 @@ export function createCatalogService(unbounded: CatalogProvider[], logger: Warne
       return null;
     }),
 
-    search: (query, kind) => interactive(async () => {
+    search: (query, viewerId, kind) => interactive(async () => {
       const text = query.trim();
       if (text === '') throw new InputError('the search query must not be empty', 'query');
       // Before any catalog or the database sees it: both scan every title with it.
@@ -229,7 +240,7 @@ export function createCatalogService(unbounded: CatalogProvider[], logger: Warne
       );
       const fromProviders = byPriority(answers).filter((record) => kind === undefined || record.kind === kind);
       const stored = fromProviders.length > 0 ? await storeCatalogRecords(fromProviders) : { items: [] };
-      const results = [...(await findCatalogItemsById(stored.items)), ...(await searchStored(text, kind))];
+      const results = [...(await findCatalogItemsById(stored.items)), ...(await searchStored(text, kind, viewerId))];
 
       const fromProvider = new Set(stored.items.map((entry) => `${entry.kind}:${entry.databaseId}`));
       const unique = new Map<string, { item: StoredCatalogItem; rank: number }>();
@@ -262,6 +273,7 @@ export function createCatalogService(unbounded: CatalogProvider[], logger: Warne
     budget: (key, name) => budgets.of(key, name),
     requestsPerHour: budgets.perHour,
     close: () => seasons.close(),
+    imageOrigins: () => [...new Set([...networkImageOrigins, ...providers.flatMap((provider) => provider.imageOrigins?.() ?? [])])],
 
     async refreshFollowed(props) {
       const accountId = props.accountId;

@@ -16,8 +16,10 @@ export interface ItemPlan {
   id?: number;
   ids: ExternalIds;
   fields: Fields;
-  /** As loaded from the database; undefined for a row still to create. */
-  stored?: { ids: ExternalIds; fields: Fields };
+  /** As loaded from the database (`owner`: its ownerAccountId); undefined for a row still to create. */
+  stored?: { ids: ExternalIds; fields: Fields; owner: number | null };
+  /** A record matched this unconfirmed import row: it becomes shared (catalog-store.ts). */
+  confirmed?: boolean;
   episodes: Map<string, EpisodePlan>;
   /** Set once the show's stored episodes are in `episodes`. */
   episodesLoaded: boolean;

@@ -29,7 +29,12 @@ import {
  * - nothing is ever deleted: a record that leaves an episode out keeps it stored;
  * - only real differences are written, so an unchanged refresh writes nothing at all and leaves
  *   updatedAt and ServerState.catalogVersion alone (feed caches and calendar ETags key on them);
- * - any change bumps catalogVersion in the same transaction.
+ * - any change bumps catalogVersion in the same transaction;
+ * - a record that matches a row an import file created (ownerAccountId set, catalog-visibility.ts)
+ *   confirms it: the row is shared from then on, and none of the file's text survives: its title,
+ *   poster, overview and release date become the record's (null where the record has none), and a
+ *   show's stored episodes lose their file-given titles and air dates before the record's episodes
+ *   are merged in.
  *
  * Conflicts: when a record's ids point at two different rows (tmdb says row A, tvdb says row B),
  * the first match in source order (tmdb, tvdb) wins and the other id is skipped for this record;
@@ -155,6 +160,11 @@ async function storeKind(
   for (const position of positions) {
     const record = records[position]!;
     const plan = matcher.match(record.ids, create)!.row;
+    // The first record for an unconfirmed row starts from nothing: the file's values are not the catalog's.
+    if (plan.stored?.owner != null && !plan.confirmed) {
+      plan.confirmed = true;
+      plan.fields = {};
+    }
     const values = record as unknown as Record<string, string | number | null | undefined>;
     // A value the record leaves out (a provider that does not say a movie's runtime) stays as stored.
     for (const column of fieldColumns[kind]) if (values[column] !== undefined || !(column in plan.fields)) plan.fields[column] = values[column] ?? null;
@@ -163,8 +173,13 @@ async function storeKind(
 
   const touched = new Set(positions.map((position) => plans[position]!));
   if (kind !== 'show') return writeItems(items, kind, created, touched);
+  const confirmed = [...touched].filter((plan) => plan.confirmed).map((plan) => plan.id!);
+  let cleared = 0;
+  for (const part of chunks(confirmed, prismaListValues)) {
+    cleared += (await client.episode.updateMany({ where: { showId: { in: part } }, data: { title: null, airDate: null } })).count;
+  }
   await planEpisodes(client, records, positions, plans);
-  return (await writeItems(items, kind, created, touched)) + (await writeEpisodes(client, touched));
+  return cleared + (await writeItems(items, kind, created, touched)) + (await writeEpisodes(client, touched));
 }
 
 function planFromRow(kind: MediaKind, row: Row): ItemPlan {
@@ -175,7 +190,7 @@ function planFromRow(kind: MediaKind, row: Row): ItemPlan {
   }
   const fields: Fields = {};
   for (const column of fieldColumns[kind]) fields[column] = (row[column] as string | number | null) ?? null;
-  const stored = { ids: { ...ids }, fields: { ...fields } };
+  const stored = { ids: { ...ids }, fields: { ...fields }, owner: (row.ownerAccountId as number | null | undefined) ?? null };
   return { id: row.id, ids, fields, stored, episodes: new Map(), episodesLoaded: false };
 }
 
@@ -203,7 +218,7 @@ async function writeItems(items: ItemTable, kind: MediaKind, created: ItemPlan[]
   }
   for (const plan of touched) {
     if (!plan.stored) continue;
-    const data: Record<string, unknown> = {};
+    const data: Record<string, unknown> = plan.confirmed ? { ownerAccountId: null } : {};
     for (const [column, value] of Object.entries(plan.fields)) if (plan.stored.fields[column] !== value) data[column] = value;
     for (const [source, id] of Object.entries(plan.ids)) {
       if (plan.stored.ids[source as ItemIdSource] !== id) data[idColumn[source as ItemIdSource]] = id;

@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { catalogLengths } from '../limits.ts';
 import { countSchema, runtimeSchema, episodeIdsSchema, expected, externalIdSchema, firstProblem, idsSchema, imdbIdSchema, localDateSchema, uniqueEpisodeIds, uniqueIds, withinLength } from './catalog-file-schema.ts';
+import { originsOf } from './image-origins.ts';
 import {
   rankByTitle,
   type CatalogProvider,
@@ -271,6 +272,8 @@ function indexRecords(records: CatalogRecord[]): CatalogIndex {
  */
 export function createOfflineProvider(path: string): OfflineCatalogProvider {
   let lastGood: CatalogIndex | undefined;
+  /** The hosts the last good read's posters name (CatalogProvider.imageOrigins). */
+  let posterOrigins: readonly string[] = [];
   /** Modification time and size of the file when it was last read (or tried). */
   let readStamp: string | undefined;
 
@@ -292,6 +295,7 @@ export function createOfflineProvider(path: string): OfflineCatalogProvider {
         readStamp = await fileStamp();
         const catalog = await loadOfflineCatalog(path);
         lastGood = indexRecords(catalog.records);
+        posterOrigins = originsOf(catalog.records.map((record) => record.poster));
         return lastGood;
       } finally {
         reading = undefined;
@@ -321,6 +325,7 @@ export function createOfflineProvider(path: string): OfflineCatalogProvider {
     name: 'offline',
     local: true,
     path,
+    imageOrigins: () => posterOrigins,
     async lookup(kind, source, externalId) {
       const index = lastGood ?? (await reread());
       return index.byId.get(`${kind}:${source}:${externalId}`) ?? null;

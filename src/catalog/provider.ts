@@ -218,6 +218,14 @@ export interface CatalogProvider {
    * itself fails.
    */
   season?(show: ExternalIds, season: number): Promise<CatalogEpisode[] | null>;
+
+  /**
+   * The origins (`https://host`) this catalog's posters are served from beyond the network
+   * catalogs' usual ones (image-origins.ts): TMDB's configured image URL, the hosts the offline
+   * file's posters name (as of its last read). Imports keep posters from these only, and the web
+   * pages allow images from them only.
+   */
+  imageOrigins?(): readonly string[];
 }
 
 /** True when `record` carries at least one id its kind is matched by (else it cannot be stored). */

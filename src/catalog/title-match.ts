@@ -1,5 +1,6 @@
 import { chunks, prismaListValues } from '../db/limits.ts';
 import { Prisma } from '../generated/prisma/client.ts';
+import { visibleSql } from '../db/catalog-visibility.ts';
 
 /**
  * Matching by title and release year, for import items with no usable id (Letterboxd films,
@@ -33,8 +34,9 @@ type Client = Pick<Prisma.TransactionClient, '$queryRaw'>;
  * with that key (more than one means the title is ambiguous and matches nothing). Rows are read
  * by `lower(trim(title))` or the exact trimmed title, each with and without the " (YEAR)" suffix
  * (SQLite's lower() folds ASCII letters only), and compared again here with full case folding.
+ * Only rows `viewerId` may see (db/catalog-visibility.ts) are candidates.
  */
-export async function storedByTitleAndYear(client: Client, kind: 'movie' | 'game', wanted: { title: string; year: number }[]): Promise<Map<string, number[]>> {
+export async function storedByTitleAndYear(client: Client, kind: 'movie' | 'game', wanted: { title: string; year: number }[], viewerId: number): Promise<Map<string, number[]>> {
   const candidates = new Map<string, number[]>();
   const texts = new Set<string>();
   for (const { title, year } of wanted) {
@@ -50,7 +52,7 @@ export async function storedByTitleAndYear(client: Client, kind: 'movie' | 'game
   for (const part of chunks([...texts], prismaListValues / 2)) {
     const rows = await client.$queryRaw<{ id: number; title: string; releaseDate: string | null }[]>`
       SELECT "id", "title", "releaseDate" FROM ${Prisma.raw(`"${kind === 'movie' ? 'Movie' : 'Game'}"`)}
-      WHERE lower(trim("title")) IN (${Prisma.join(part)}) OR trim("title") IN (${Prisma.join(part)})`;
+      WHERE (lower(trim("title")) IN (${Prisma.join(part)}) OR trim("title") IN (${Prisma.join(part)})) AND ${visibleSql(viewerId)}`;
     for (const row of rows) {
       const year = releaseYear(row.releaseDate);
       if (year === undefined) continue;

@@ -3,6 +3,7 @@ import { count, expectObject, httpUrl, localDate, objects, positiveId, text, typ
 import { isImdbId } from './catalog-file-schema.ts';
 import { catalogRuntime } from '../value-bounds.ts';
 import type { CatalogEpisode, CatalogMovie, CatalogProvider, CatalogShow, EpisodeLocation, EpisodeQuery, IdQuery, MediaKind, RefreshItem, SearchOptions } from './provider.ts';
+import { originsOf } from './image-origins.ts';
 import { refreshEach } from './refresh-each.ts';
 
 /**
@@ -160,8 +161,10 @@ export function createTmdbProvider(options: TmdbOptions): CatalogProvider {
     return record;
   }
 
+  const imageOrigins = originsOf([options.imageBaseUrl]);
   return {
     name: 'tmdb',
+    imageOrigins: () => imageOrigins,
     async lookup(kind, source, externalId) {
       if (kind === 'show' && (source === 'tmdb' || source === 'tvdb')) return lookupShow({ [source]: externalId });
       if (kind === 'movie' && source === 'tmdb') return movie(externalId);

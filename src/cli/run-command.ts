@@ -133,8 +133,14 @@ const commands: Record<string, Handler> = {
     },
     list: async (args, io) => {
       parse(args, {}, [], 'user list');
-      const accounts = await withDatabase(io.config, () => listAccounts());
-      for (const account of accounts) io.stdout(JSON.stringify(presentAccount(account)));
+      // The webhook URL is stored sealed with the secret key.
+      initSecretKey(io.config);
+      const presented = await withDatabase(io.config, async () => {
+        const accounts = [];
+        for (const account of await listAccounts()) accounts.push(await presentAccount(account));
+        return accounts;
+      });
+      for (const account of presented) io.stdout(JSON.stringify(account));
     },
     set: async (args, io) => {
       const options = { timezone: { type: 'string' }, 'webhook-url': { type: 'string' }, 'summary-profile': { type: 'string' } } as const;
@@ -142,15 +148,18 @@ const commands: Record<string, Handler> = {
       if (values.timezone === undefined && values['webhook-url'] === undefined && values['summary-profile'] === undefined) {
         throw new UsageError(`nothing to change; usage: airdate ${setSynopsis}`);
       }
-      const account = await withDatabase(io.config, () =>
-        updateAccount({
-          name: positionals[0]!,
-          timezone: values.timezone,
-          webhookUrl: values['webhook-url'],
-          summaryProfile: values['summary-profile'],
-        }),
+      initSecretKey(io.config);
+      const account = await withDatabase(io.config, async () =>
+        presentAccount(
+          await updateAccount({
+            name: positionals[0]!,
+            timezone: values.timezone,
+            webhookUrl: values['webhook-url'],
+            summaryProfile: values['summary-profile'],
+          }),
+        ),
       );
-      io.stdout(JSON.stringify(presentAccount(account)));
+      io.stdout(JSON.stringify(account));
     },
   }),
   webhook: subcommands('webhook', {

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { itemColumn, itemTable, type FastWriter, type FollowKind, type WatchKind, type WriteResult } from './fast-write.ts';
 import { DatabaseError } from './errors.ts';
 import { accountVersionAssignments } from './stale-versions.ts';
+import { visibleItemSql } from './catalog-visibility.ts';
 
 /**
  * A watched toggle as one statement: the item's existence, the conditional flip of the state (or
@@ -12,7 +13,7 @@ import { accountVersionAssignments } from './stale-versions.ts';
  * Timestamps go as UTC text: the columns are zone-less and Prisma writes UTC there.
  */
 const watchedSql = (kind: WatchKind) => `
-  WITH item AS (SELECT id FROM "${itemTable[kind]}" WHERE id = $2::int),
+  WITH item AS (SELECT id FROM "${itemTable[kind]}" WHERE id = $2::int AND ${visibleItemSql(itemTable[kind], '$1::int')}),
   flipped AS (
     UPDATE "WatchState" SET watched = $3::boolean, "changedAt" = $4::timestamp
     WHERE "accountId" = $1::int AND "${itemColumn[kind]}" = $2::int AND watched = NOT $3::boolean
@@ -48,7 +49,7 @@ const followSql = (kind: FollowKind) => {
   const next = `COALESCE($4::boolean, ${old}.followed), COALESCE($5::boolean, ${old}.archived),
     ${old}."followExplicit" OR $4::boolean IS NOT NULL, ${old}."archiveExplicit" OR $5::boolean IS NOT NULL`;
   return `
-  WITH item AS (SELECT id FROM "${itemTable[kind]}" WHERE id = $2::int),
+  WITH item AS (SELECT id FROM "${itemTable[kind]}" WHERE id = $2::int AND ${visibleItemSql(itemTable[kind], '$1::int')}),
   upserted AS (
     INSERT INTO "LibraryItem" ("accountId", kind, "${itemColumn[kind]}", followed, archived, "followExplicit", "archiveExplicit", "followedAt", "createdAt", "updatedAt")
     SELECT $1::int, $3::text, id, COALESCE($4::boolean, false), COALESCE($5::boolean, false), $4::boolean IS NOT NULL, $5::boolean IS NOT NULL,

@@ -3,6 +3,7 @@ import { DatabaseError } from './errors.ts';
 import { itemColumn, itemTable, type FastWriter, type FollowChange, type FollowKind, type WatchChange, type WatchKind, type WriteResult } from './fast-write.ts';
 import type { Turns } from './sqlite-gate.ts';
 import { accountVersionAssignments, type AccountWrite } from './stale-versions.ts';
+import { visibleItemSql } from './catalog-visibility.ts';
 
 /** Changes committed together at most: bounds one commit's synchronous run (~0.05 ms a change). */
 const maxBatch = 256;
@@ -132,7 +133,8 @@ interface LibraryRow {
 
 /** The two changes as synchronous functions over statements prepared once (run inside a transaction). */
 function writeStatements(connection: Database.Database) {
-  const exists = perKind((kind) => connection.prepare(`SELECT 1 FROM "${itemTable[kind]}" WHERE id = ?`).pluck());
+  // Another account's unconfirmed import row is missing to this one (catalog-visibility.ts).
+  const exists = perKind((kind) => connection.prepare(`SELECT 1 FROM "${itemTable[kind]}" WHERE id = ? AND ${visibleItemSql(itemTable[kind], '?')}`).pluck());
   const flipState = perWatchKind((kind) =>
     connection.prepare(`UPDATE "WatchState" SET watched = ?, changedAt = ? WHERE accountId = ? AND ${itemColumn[kind]} = ? AND watched = ?`),
   );
@@ -177,7 +179,7 @@ function writeStatements(connection: Database.Database) {
   return {
     watched(change: WatchChange): WriteResult {
       const { accountId, kind, id, watched } = change;
-      if (exists[kind].get(id) === undefined) return missing;
+      if (exists[kind].get(id, accountId) === undefined) return missing;
       const at = sqliteTime(change.at);
       // The conditional update decides "did it change" in the transaction.
       if (flipState[kind].run(flag(watched), at, accountId, id, flag(!watched)).changes === 0) {
@@ -191,7 +193,7 @@ function writeStatements(connection: Database.Database) {
 
     follow(change: FollowChange): WriteResult {
       const { accountId, kind, id } = change;
-      if (exists[kind].get(id) === undefined) return missing;
+      if (exists[kind].get(id, accountId) === undefined) return missing;
       const now = sqliteTime(change.now);
       const existing = libraryRow[kind].get(accountId, id);
       const wasFollowed = existing?.followed === 1;

@@ -11,6 +11,7 @@ import {
   type ExportTitle,
 } from './export-format.ts';
 import { readExportShows, readExportTitles, type ExportPage } from './export-read.ts';
+import { findWebhook } from '../accounts/webhook-setting.ts';
 
 /**
  * The library export (decisions.md "Import and export", docs/export-format.md), one service for
@@ -32,10 +33,8 @@ export interface LoadedExportHead extends ExportHead {
 /** Reads the account settings for an export made at `now` (default: this instant). */
 export async function loadExportHead(props: { accountId: number; now?: Date }): Promise<LoadedExportHead> {
   const now = props.now ?? new Date();
-  const account = await db().account.findUniqueOrThrow({
-    where: { id: props.accountId },
-    select: { name: true, timezone: true, webhookUrl: true },
-  });
+  const { name, timezone } = await db().account.findUniqueOrThrow({ where: { id: props.accountId }, select: { name: true, timezone: true } });
+  const account = { name, timezone, webhookUrl: (await findWebhook(props.accountId))?.url ?? null };
   return {
     format: exportFormat,
     version: exportVersion,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { db } from '../db/client.ts';
 import { isUniqueViolation } from '../db/prisma-errors.ts';
 import { getFeeds } from '../feeds/feeds-service.ts';
+import { homeAssistantStatus } from '../notifications/releases.ts';
 import { episodeCode, localDate } from '../time/dates.ts';
 import type { LastWatched, SensorInput } from './mqtt-entities.ts';
 
@@ -93,7 +94,7 @@ export async function claimPublish(accountId: number, stateKey: string): Promise
 export async function accountsWithNewReleases(): Promise<Set<number>> {
   const rows = await db().$queryRaw<{ accountId: number | bigint }[]>`
     SELECT DISTINCT n."accountId" AS "accountId" FROM "Notification" n JOIN "MqttDevice" d ON d."accountId" = n."accountId"
-    WHERE d."published" = true AND n."id" > d."lastNotificationId"`;
+    WHERE d."published" = true AND n."id" > d."lastNotificationId" AND n."status" = ${homeAssistantStatus}`;
   return new Set(rows.map((row) => Number(row.accountId)));
 }
 
@@ -186,9 +187,12 @@ export async function watchesAfter(accountId: number, afterId: number): Promise<
   return { lastId, watches: rows.reverse().map(watchedItem).filter((item) => item !== null) };
 }
 
-/** The release notifications recorded after `afterId` (the webhook's): their ids and bodies, oldest first. */
+/**
+ * The releases recorded for Home Assistant after `afterId` (one row per item, the signed webhook's
+ * body: releases.ts, homeAssistantRows): their ids and bodies, oldest first.
+ */
 export async function releasesAfter(accountId: number, afterId: number): Promise<{ lastId: number; releases: Record<string, unknown>[] }> {
-  const rows = await db().notification.findMany({ where: { accountId, id: { gt: afterId } }, orderBy: { id: 'asc' }, take: 200, select: { id: true, payload: true } });
+  const rows = await db().notification.findMany({ where: { accountId, id: { gt: afterId }, status: homeAssistantStatus }, orderBy: { id: 'asc' }, take: 200, select: { id: true, payload: true } });
   if (rows.length === 0) return { lastId: afterId, releases: [] };
   return { lastId: rows.at(-1)!.id, releases: rows.slice(-eventsPerRound).map((row) => JSON.parse(row.payload) as Record<string, unknown>) };
 }

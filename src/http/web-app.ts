@@ -38,19 +38,40 @@ const compressible = new Set(['.js', '.css', '.html', '.svg', '.json', '.webmani
 
 /**
  * The shell's headers: no inline script may run (Vite emits none), no framing, no referrer to
- * other sites; no-cache so a new build's asset names are picked up at once.
+ * other sites; images only from this server and `imageOrigins` (the catalogs' image hosts: a page
+ * never loads an image from a host an import file or anyone else chose); no-cache so a new
+ * build's asset names are picked up at once.
  */
-const shellHeaders = {
-  'content-type': contentTypes['.html']!,
-  'cache-control': 'no-cache',
-  'content-security-policy': "default-src 'self'; img-src 'self' https: data:; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-  'x-frame-options': 'DENY',
-};
+export function shellHeaders(imageOrigins: readonly string[]): Record<string, string> {
+  const images = ["'self'", 'data:', ...imageOrigins].join(' ');
+  return {
+    'content-type': contentTypes['.html']!,
+    'cache-control': 'no-cache',
+    'content-security-policy': `default-src 'self'; img-src ${images}; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'`,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'same-origin',
+    'x-frame-options': 'DENY',
+  };
+}
+
+export interface WebAppOptions {
+  /**
+   * The origins pages may load images from besides their own (posters): asked at each page load,
+   * since the offline catalog file may name new hosts when it is read again. None by default.
+   */
+  imageOrigins?: () => readonly string[];
+}
 
 /** The web app in `dir` (dist/web normally; tests pass a folder of their own). */
-export function createWebApp(dir: string): WebApp {
+export function createWebApp(dir: string, options: WebAppOptions = {}): WebApp {
+  // The headers for the origins last asked about, built again only when they change.
+  let headers = { key: '', value: shellHeaders([]) };
+  const currentHeaders = () => {
+    const origins = options.imageOrigins?.() ?? [];
+    const key = origins.join(' ');
+    if (key !== headers.key) headers = { key, value: shellHeaders(origins) };
+    return headers.value;
+  };
   // Built files never change under a running server (a build is followed by a restart: `npm start`
   // builds first), so each is read once. Only files that exist are kept: the map is bounded by the folder.
   const load = staticFiles(async (relative) => {
@@ -68,7 +89,7 @@ export function createWebApp(dir: string): WebApp {
   async function shell(request: Request): Promise<Response> {
     const file = await load('index.html');
     if (!file) throw new HttpError(503, 'the web app is not built: run `npm run build` (npm install and npm start run it too)');
-    return send(request, file, shellHeaders);
+    return send(request, file, currentHeaders());
   }
 
   return {

@@ -18,6 +18,12 @@ import { createIdMatcher } from '../catalog/id-match.ts';
  * stored row has them, never created. Unlike storeCatalogRecords it never overwrites what is stored: a file's title
  * or a missing poster must not replace a catalog's data. It only adds what is missing: rows, ids
  * a matched row lacks (when no other row has them) and episodes by (show, season, number).
+ *
+ * What a file says is the importing account's alone (db/catalog-visibility.ts): a row it creates is
+ * owned by that account (ownerAccountId) until a catalog confirms it; another account's such row is
+ * never matched (its item is unmatched, kept as pending and retried once a catalog has answered for
+ * it); and an episode created under a shared show takes the file's numbers and ids, never its
+ * title or air date (other followers see the show's episodes; a catalog fills them in).
  */
 
 type Tx = Prisma.TransactionClient;
@@ -40,8 +46,11 @@ export interface Resolved {
   changes: number;
 }
 
-/** Finds or creates the catalog rows of `items` (all of one kind); new rows are stamped `now`, the import's time. */
-export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow | ImportTitle)[], now: Date): Promise<Resolved> {
+/**
+ * Finds or creates the catalog rows of `items` (all of one kind) for `accountId`'s import; new rows
+ * are stamped `now`, the import's time, and owned by the account until a catalog confirms them.
+ */
+export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow | ImportTitle)[], now: Date, accountId: number): Promise<Resolved> {
   const sources = idSourcesByKind[kind];
   const creatable = sourcesByKind[kind];
   const rows = table(tx, kind);
@@ -51,9 +60,15 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
     set: (row, source, id) => void (row[idColumn[source]] = id),
   });
   const columns = ['id', ...sources.map((source) => idColumn[source])];
+  // Another account's unconfirmed rows are matched (their ids are taken) but never used.
+  const othersRows = new Set<number>();
   for (const source of sources) {
     const wanted = [...new Set(items.flatMap((item) => item.ids[source] ?? []))];
-    for (const row of await selectIn<Row>(tx, tableName[kind], columns, idColumn[source], wanted)) matcher.addStored(row.id, row);
+    for (const row of await selectIn<Row>(tx, tableName[kind], [...columns, 'ownerAccountId'], idColumn[source], wanted)) {
+      if (row.ownerAccountId != null && Number(row.ownerAccountId) !== accountId) othersRows.add(row.id);
+      delete row.ownerAccountId;
+      matcher.addStored(row.id, row);
+    }
   }
   const planned: { row: Row; item: ImportShow | ImportTitle }[] = [];
   const gained = new Set<Row>();
@@ -67,6 +82,7 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
       return row;
     };
     const found = matcher.match(item.ids, create);
+    if (found && othersRows.has(found.row.id)) return undefined;
     // A stored row gains the ids it lacks.
     if (found && found.row.id > 0 && found.gained.length > 0) gained.add(found.row);
     return found?.row;
@@ -76,8 +92,8 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
   if (planned.length > 0) {
     // Inserted in bulk; each new row is known again by its first id (new rows have ids no other row has).
     const fields = kind === 'show' ? ['title', 'poster', 'overview'] : ['title', 'poster', 'overview', 'releaseDate'];
-    const values = planned.map(({ row, item }) => [...sources.map((source) => row[idColumn[source]] ?? null), ...fieldsOf(item, fields), now, now]);
-    const created = await insertRowsReturning<Row>(tx, tableName[kind], [...sources.map((source) => idColumn[source]), ...fields, 'createdAt', 'updatedAt'], values, columns);
+    const values = planned.map(({ row, item }) => [...sources.map((source) => row[idColumn[source]] ?? null), ...fieldsOf(item, fields), accountId, now, now]);
+    const created = await insertRowsReturning<Row>(tx, tableName[kind], [...sources.map((source) => idColumn[source]), ...fields, 'ownerAccountId', 'createdAt', 'updatedAt'], values, columns);
     changes += created.length;
     const pending = new Map<string, Row>();
     for (const { row } of planned) pending.set(firstIdKey(row, sources), row);
@@ -88,7 +104,7 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
     changes += 1;
   }
   const ids = matched.map((row) => row?.id);
-  if (kind !== 'show') await matchByTitleAndYear(tx, kind, items, ids);
+  if (kind !== 'show') await matchByTitleAndYear(tx, kind, items, ids, accountId);
   return { ids, changes };
 }
 
@@ -100,14 +116,14 @@ export async function resolveItems(tx: Tx, kind: MediaKind, items: (ImportShow |
  * " (YEAR)" ignored). Two rows with that title and year (a game and its remake, two platforms'
  * entries) match neither: a wrong merge is worse than a reported item.
  */
-async function matchByTitleAndYear(tx: Tx, kind: 'movie' | 'game', items: (ImportShow | ImportTitle)[], ids: (number | undefined)[]): Promise<void> {
+async function matchByTitleAndYear(tx: Tx, kind: 'movie' | 'game', items: (ImportShow | ImportTitle)[], ids: (number | undefined)[], accountId: number): Promise<void> {
   const wanted = items.flatMap((item, index) => {
     const { year } = item;
     // Not matched by an id (it has none, or only ids no row has: a giantbomb id IGDB does not know).
     return ids[index] === undefined && year !== undefined && item.title.trim() !== '' ? [{ index, year, title: item.title }] : [];
   });
   if (wanted.length === 0) return;
-  const candidates = await storedByTitleAndYear(tx, kind, wanted);
+  const candidates = await storedByTitleAndYear(tx, kind, wanted, accountId);
   const single = wanted.flatMap((entry) => {
     const found = candidates.get(titleYearKey(entry.title, entry.year));
     return found?.length === 1 ? [{ ...entry, id: found[0]! }] : [];
@@ -160,14 +176,16 @@ export const episodeKey = (showId: number, season: number, number: number): stri
 
 /**
  * Database ids of `wanted` episodes by episodeKey, creating the ones the catalog lacks (with the
- * file's title, air date and ids). Episode ids the file gives are added to rows that lack them,
+ * file's ids, and its title and air date under a show `accountId` owns: under a shared one they
+ * stay null, see above). Episode ids the file gives are added to rows that lack them,
  * unless another episode has them (they are unique; the catalog's answer is kept). A few queries
  * per batch of shows, never one per episode; one UPDATE per episode that gains ids.
  */
-export async function resolveEpisodes(tx: Tx, wanted: WantedEpisode[], now: Date): Promise<{ ids: Map<string, number>; changes: number }> {
+export async function resolveEpisodes(tx: Tx, wanted: WantedEpisode[], now: Date, accountId: number): Promise<{ ids: Map<string, number>; changes: number }> {
   const ids = new Map<string, number>();
   const rows = new Map<string, EpisodeRow>();
-  for (const row of await selectIn<EpisodeRow>(tx, 'Episode', episodeColumns, 'showId', [...new Set(wanted.map((episode) => episode.showId))])) {
+  const showIds = [...new Set(wanted.map((episode) => episode.showId))];
+  for (const row of await selectIn<EpisodeRow>(tx, 'Episode', episodeColumns, 'showId', showIds)) {
     const key = episodeKey(row.showId, row.season, row.number);
     ids.set(key, row.id);
     rows.set(key, row);
@@ -203,10 +221,15 @@ export async function resolveEpisodes(tx: Tx, wanted: WantedEpisode[], now: Date
   }
   let changes = await updateEpisodeIds(tx, gainedIds, now);
   if (missing.size === 0) return { ids, changes };
+  const ownShows = new Set<number>();
+  for (const row of await selectIn<{ id: number; ownerAccountId: number | null }>(tx, 'Show', ['id', 'ownerAccountId'], 'id', showIds)) {
+    if (row.ownerAccountId != null && Number(row.ownerAccountId) === accountId) ownShows.add(Number(row.id));
+  }
   // A big import creates tens of thousands of episodes: multi-row INSERTs that return the new ids
   // (createManyAndReturn costs ~0.5 ms a row).
   const values = [...missing.values()].map(({ episode, ids: gained }) => [
-    episode.showId, episode.season, episode.number, episode.title, episode.airDate,
+    episode.showId, episode.season, episode.number,
+    ownShows.has(episode.showId) ? episode.title : null, ownShows.has(episode.showId) ? episode.airDate : null,
     gained.tvdbId ?? null, gained.tmdbId ?? null, gained.imdbId ?? null, now, now,
   ]);
   const columns = ['showId', 'season', 'number', 'title', 'airDate', 'tvdbId', 'tmdbId', 'imdbId', 'createdAt', 'updatedAt'];
@@ -267,13 +290,19 @@ export interface ResolvedRef {
  * tmdbId, imdbId in that order. The pre-pass (import-prepass.ts) stored what the catalogs knew of
  * them before the transaction began.
  */
-export async function resolveEpisodeRefs(tx: Tx, refs: ImportEpisodeRef[]): Promise<(ResolvedRef | undefined)[]> {
+export async function resolveEpisodeRefs(tx: Tx, refs: ImportEpisodeRef[], accountId: number): Promise<(ResolvedRef | undefined)[]> {
   const owners = new Map<string, ResolvedRef>();
   for (const source of episodeIdSources) {
     const values = [...new Set(refs.flatMap((ref) => ref.ids[source] ?? []))];
     if (values.length === 0) continue;
     const rows = await selectIn<Record<string, unknown> & { id: number; showId: number }>(tx, 'Episode', ['id', 'showId', idColumn[source]], idColumn[source], values);
     for (const row of rows) owners.set(`${source}:${row[idColumn[source]]}`, { episodeId: row.id, showId: row.showId });
+  }
+  // An episode of another account's unconfirmed show resolves to nothing (db/catalog-visibility.ts).
+  const shows = [...new Set([...owners.values()].map((found) => Number(found.showId)))];
+  for (const row of await selectIn<{ id: number; ownerAccountId: number | null }>(tx, 'Show', ['id', 'ownerAccountId'], 'id', shows)) {
+    if (row.ownerAccountId == null || Number(row.ownerAccountId) === accountId) continue;
+    for (const [key, found] of owners) if (Number(found.showId) === Number(row.id)) owners.delete(key);
   }
   return refs.map((ref) => {
     for (const source of episodeIdSources) {

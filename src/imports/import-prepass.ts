@@ -78,13 +78,13 @@ export function collectIdQueries(document: ImportDocument, into: Map<string, Pre
   }
 }
 
-/** The title queries no stored row answers yet (one row matches it; several make it ambiguous). */
-async function unknownTitles(queries: TitleQuery[]): Promise<TitleQuery[]> {
+/** The title queries no row `viewerId` may see answers yet (one row matches it; several make it ambiguous). */
+async function unknownTitles(queries: TitleQuery[], viewerId: number): Promise<TitleQuery[]> {
   const unknown: TitleQuery[] = [];
   for (const kind of ['movie', 'game'] as const) {
     const ofKind = queries.filter((query) => query.kind === kind);
     if (ofKind.length === 0) continue;
-    const stored = await storedByTitleAndYear(db(), kind, ofKind);
+    const stored = await storedByTitleAndYear(db(), kind, ofKind, viewerId);
     for (const query of ofKind) if (!stored.has(titleYearKey(query.title, query.year))) unknown.push(query);
   }
   return unknown;
@@ -92,8 +92,11 @@ async function unknownTitles(queries: TitleQuery[]): Promise<TitleQuery[]> {
 
 const idKey = (query: IdQuery) => `${query.kind}:${query.source}:${query.id}`;
 
-/** The queries whose id no stored row has yet. */
-async function unknownQueries(queries: IdQuery[]): Promise<IdQuery[]> {
+/**
+ * The queries whose id no stored row `viewerId` may see has yet: another account's unconfirmed
+ * import row is asked about too, so that a catalog's answer confirms it (db/catalog-visibility.ts).
+ */
+async function unknownQueries(queries: IdQuery[], viewerId: number): Promise<IdQuery[]> {
   const known = new Set<string>();
   const groups = new Map<string, IdQuery[]>();
   for (const query of queries) {
@@ -106,8 +109,11 @@ async function unknownQueries(queries: IdQuery[]): Promise<IdQuery[]> {
   for (const [key, group] of groups) {
     const { kind, source } = group[0]!;
     const column = idColumn[source];
-    const rows = await selectIn<Record<string, unknown>>(db(), tables[kind], [column], column, group.map((query) => query.id));
-    for (const row of rows) known.add(`${key}:${row[column]}`);
+    const columns = kind === 'episode' ? [column] : [column, 'ownerAccountId'];
+    const rows = await selectIn<Record<string, unknown>>(db(), tables[kind], columns, column, group.map((query) => query.id));
+    for (const row of rows) {
+      if (row.ownerAccountId == null || Number(row.ownerAccountId) === viewerId) known.add(`${key}:${row[column]}`);
+    }
   }
   return queries.filter((query) => !known.has(`${query.kind}:${query.source}:${query.id}`));
 }
@@ -123,15 +129,15 @@ export interface PrepassSummary {
 }
 
 /**
- * Asks the catalogs about `queries` the database does not know yet and stores their answers, the
- * requests charged to `budget` (importBudget).
+ * Asks the catalogs about `queries` the database does not know yet (for `accountId`'s import) and
+ * stores their answers, the requests charged to `budget` (importBudget).
  */
-export async function resolveUnknownIds(catalog: CatalogService, queries: Map<string, PrepassQuery>, logger?: Warner, budget?: CatalogBudget): Promise<PrepassSummary> {
+export async function resolveUnknownIds(catalog: CatalogService, queries: Map<string, PrepassQuery>, accountId: number, logger?: Warner, budget?: CatalogBudget): Promise<PrepassSummary> {
   if (queries.size === 0) return { unknown: 0, asked: 0, found: 0 };
   const all = [...queries.values()];
   const idQueries = all.filter(isIdQuery);
   const titleQueries = all.filter((query): query is FallbackTitleQuery => !isIdQuery(query));
-  const unknown = idQueries.length > 0 ? await unknownQueries(idQueries) : [];
+  const unknown = idQueries.length > 0 ? await unknownQueries(idQueries, accountId) : [];
   const asked = unknown.slice(0, importCatalogLookups.perRequest);
   if (unknown.length > asked.length) {
     logger?.warn(`import: ${unknown.length} ids unknown to the catalog, asking about the first ${asked.length} (importCatalogLookups.perRequest)`);
@@ -139,9 +145,9 @@ export async function resolveUnknownIds(catalog: CatalogService, queries: Map<st
   const ids = asked.length > 0 ? await catalog.resolveIds(asked, importCatalogLookups.concurrent, { budget }) : { found: 0, unasked: 0 };
   // Titles whose item's id is now known (stored before, or just answered) are not searched.
   const fallbacks = titleQueries.flatMap((query) => query.fallbackFor ?? []);
-  const stillUnknown = new Set((fallbacks.length > 0 ? await unknownQueries(fallbacks) : []).map(idKey));
+  const stillUnknown = new Set((fallbacks.length > 0 ? await unknownQueries(fallbacks, accountId) : []).map(idKey));
   const needed = titleQueries.filter((query) => !query.fallbackFor || stillUnknown.has(idKey(query.fallbackFor)));
-  const unknownTitled = needed.length > 0 ? await unknownTitles(needed) : [];
+  const unknownTitled = needed.length > 0 ? await unknownTitles(needed, accountId) : [];
   const searched = unknownTitled.slice(0, importCatalogLookups.perRequest - asked.length);
   if (unknownTitled.length > searched.length) {
     logger?.warn(`import: ${unknownTitled.length} titles unknown to the catalog, searching for ${searched.length} (importCatalogLookups.perRequest, ids first)`);

@@ -85,7 +85,7 @@ builder.mutationField('importLibrary', (t) =>
   t.field({
     type: ImportResultRef,
     description:
-      'Imports exported files of another tracker (or zips of them) into the viewer\'s library: never deletes, never duplicates, keeps explicit follow and archive states. Every file is parsed before anything is written; a malformed file writes nothing.',
+      'Imports exported files of another tracker (or zips of them) into the viewer\'s library: never deletes, never duplicates, keeps explicit follow and archive states. Every file is parsed before anything is written; a malformed file writes nothing. One import at a time per account: a second one while the first runs is refused (CONFLICT).',
     errors: { types: [ImportFileError, TooLargeError, InputError] },
     args: {
       source: t.arg({ type: ImportSourceEnum, required: true }),

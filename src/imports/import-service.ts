@@ -8,6 +8,8 @@ import type { ImportDocument, ImportEpisodeIds, ImportEpisodeRef, ImportIds, Imp
 import { episodeKey, resolveEpisodeRefs, resolveEpisodes, resolveItems, type WantedEpisode } from './import-catalog.ts';
 import { applyFollowStates, applyWatchData, type FollowTarget, type WatchTarget } from './import-writes.ts';
 import { watchedThroughTargets } from './import-watched-through.ts';
+import { dropForeignPosters } from './import-posters.ts';
+import { networkImageOrigins } from '../catalog/image-origins.ts';
 import { forgetPendingImports, storePendingImports, type PendingIdentity, type UnmatchedItem } from './pending-import-store.ts';
 import { accountVersionBumps, bumpCatalogVersion } from '../db/stale-versions.ts';
 
@@ -128,6 +130,11 @@ export interface ApplyImportsProps {
    * it tried that matched this time.
    */
   unmatchedItems?: (tx: Tx, items: UnmatchedItem[], now: Date, matched: PendingIdentity[]) => Promise<void>;
+  /**
+   * The origins posters are kept from (CatalogService.imageOrigins; default the network catalogs'
+   * image hosts): any other poster of a file is dropped and counted in its notes (import-posters.ts).
+   */
+  imageOrigins?: readonly string[];
 }
 
 type Tx = Prisma.TransactionClient;
@@ -184,6 +191,7 @@ async function applyOnce(props: ApplyImportsProps): Promise<ImportResult> {
   let locked = false;
   const transaction = async (tx: Tx) => {
     for (const document of props.documents()) {
+      dropForeignPosters(document, props.imageOrigins ?? networkImageOrigins);
       // Loops, never push(...list): a list of 300 000 arguments overflows the stack.
       for (const skip of document.skipped) result.skipped.push({ file: document.fileName, ...skip });
       for (const note of document.notes ?? []) result.notes.push({ file: document.fileName, note });
@@ -261,7 +269,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
     for (const target of watches) if (target.kind === 'episode') distinct.episodes.add(target.id);
   };
 
-  const showIds = await resolveItems(tx, 'show', document.shows, now);
+  const showIds = await resolveItems(tx, 'show', document.shows, now, accountId);
   changes.catalog += showIds.changes;
   const showsById = sorted(document.shows, showIds.ids);
   for (const slice of slices(showsById, (shows) => shows.reduce((sum, show) => sum + show.episodes.length, 1))) {
@@ -273,7 +281,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
         for (const { season, number, title, airDate, ids } of show.episodes) wanted.push({ showId, season, number, title: title ?? null, airDate: airDate ?? null, ids });
       }
     }
-    const episodes = await resolveEpisodes(tx, wanted, now);
+    const episodes = await resolveEpisodes(tx, wanted, now, accountId);
     changes.catalog += episodes.changes;
     // Shows the file calls finished without listing episodes (Simkl): their aired episodes, first.
     const watches: WatchTarget[] = await watchedThroughTargets(tx, slice);
@@ -293,7 +301,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
   const refs = document.episodeRefs ?? [];
   for (let start = 0; start < refs.length; start += sliceWeight) {
     const slice = refs.slice(start, start + sliceWeight);
-    const resolved = await resolveEpisodeRefs(tx, slice);
+    const resolved = await resolveEpisodeRefs(tx, slice, accountId);
     const follows: FollowTarget[] = [];
     const watches: WatchTarget[] = [];
     slice.forEach((ref, index) => {
@@ -309,7 +317,7 @@ async function applyDocument(tx: Tx, work: DocumentWork): Promise<void> {
 
   for (const kind of ['movie', 'game'] as const) {
     const titles = document.titles.filter((title) => title.kind === kind);
-    const resolved = await resolveItems(tx, kind, titles, now);
+    const resolved = await resolveItems(tx, kind, titles, now, accountId);
     changes.catalog += resolved.changes;
     const titlesById = sorted(titles, resolved.ids);
     for (const slice of slices(titlesById, (same) => same.reduce((sum, title) => sum + title.history.length, 1))) {

@@ -100,9 +100,9 @@ export async function importUploads(props: ImportUploadsProps): Promise<ImportSu
         collectIdQueries(document, queries);
         await yieldToEventLoop();
       }
-      await resolveUnknownIds(props.catalog, queries, undefined, importBudget(props.catalog, props.accountId));
+      await resolveUnknownIds(props.catalog, queries, props.accountId, undefined, importBudget(props.catalog, props.accountId));
     }
-    const result = await applyImportDocuments({ accountId: props.accountId, documents: () => read.documents, dryRun: props.dryRun });
+    const result = await applyImportDocuments({ accountId: props.accountId, documents: () => read.documents, dryRun: props.dryRun, imageOrigins: props.catalog?.imageOrigins() });
     return { imported: result.imported, skipped: [...read.unread, ...result.skipped], notes: result.notes, unmatched: result.unmatched, dryRun: props.dryRun === true };
   } finally {
     importing.delete(props.accountId);

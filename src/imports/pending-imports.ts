@@ -87,12 +87,13 @@ async function retryAccount(catalog: CatalogService, accountId: number, now: Dat
   const documents = documentsOf(rows);
   const queries = new Map<string, PrepassQuery>();
   for (const document of documents) collectIdQueries(document, queries);
-  await resolveUnknownIds(catalog, queries, logger, importBudget(catalog, accountId));
+  await resolveUnknownIds(catalog, queries, accountId, logger, importBudget(catalog, accountId));
   let matched = 0;
   await applyImportDocuments({
     accountId,
     documents: () => documents,
     now,
+    imageOrigins: catalog.imageOrigins(),
     unmatchedItems: async (tx, items) => {
       matched = await settleRows(tx, rows, items, now);
     },

@@ -13,8 +13,7 @@ import type { ReadUploads, ReadUploadsInput } from './read-uploads.ts';
  * is written. It answers the documents, which the row bound keeps bounded (import-rows.ts), as a
  * structured copy. At most importReading.concurrent readings run at once in a process; the next
  * import waits for one to end. A worker that answered is kept for the next reading (starting one
- * costs 30–50 ms on a quiet machine, several hundred under load) and ended once it has been idle
- * for `idleMs`; one that passed a bound is ended at once, and its heap goes with it.
+ * took 0.5–0.75 s at a load average of 24 on 2 cores) and ended once it has been idle for `idleMs`; one that passed a bound is ended at once, and its heap goes with it.
  */
 
 /** Bounds of one reading (importReading unless a test says otherwise). */

@@ -1,4 +1,5 @@
 import { db } from '../db/client.ts';
+import { visibleTo } from '../db/catalog-visibility.ts';
 import { builder } from '../graphql/builder.ts';
 import { writeErrors } from '../graphql/errors.ts';
 import { listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts';
@@ -19,7 +20,9 @@ builder.queryField('show', (t) =>
     nullable: true,
     description: 'A catalog show by its database id; null when none has it.',
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args) => (args.id > 0 && args.id <= 2_147_483_647 ? db().show.findUnique({ ...query, where: { id: args.id } }) : null),
+    // Another account's unconfirmed import row is null here, as if it did not exist (catalog-visibility.ts).
+    resolve: (query, _root, args, context) =>
+      args.id > 0 && args.id <= 2_147_483_647 ? db().show.findFirst({ ...query, where: { id: args.id, ...visibleTo(context.account.id) } }) : null,
   }),
 );
 

@@ -1,6 +1,7 @@
 import { db } from '../db/client.ts';
 import { accountVersionBumps } from '../db/stale-versions.ts';
 import { itemColumn, type WatchKind } from '../db/fast-write.ts';
+import { episodesVisibleTo, visibleTo } from '../db/catalog-visibility.ts';
 import { hasAired } from '../feeds/rules.ts';
 import { localDate, type LocalDate } from '../time/dates.ts';
 import { bulkWrites, maxIntColumn, transactionTimes } from '../limits.ts';
@@ -175,7 +176,7 @@ export async function markEpisodes(props: MarkEpisodesProps): Promise<MarkResult
   if (props.season !== undefined && (!Number.isInteger(props.season) || props.season < 0 || props.season > maxIntColumn)) throw new InputError('season must be 0 or a positive integer', 'season');
   const today = props.today ?? localDate(props.timeZone, new Date());
   return inTransaction(props.accountId, async (tx) => {
-    const show = await tx.show.findUnique({ where: { id: props.showId }, select: { id: true } });
+    const show = await tx.show.findFirst({ where: { id: props.showId, ...visibleTo(props.accountId) }, select: { id: true } });
     if (!show) throw new NotFoundError(`show ${props.showId} not found`);
     const episodes = await tx.episode.findMany({
       where: { showId: props.showId, ...(props.season === undefined ? {} : { season: props.season }) },
@@ -220,10 +221,10 @@ export async function markItems(props: MarkItemsProps): Promise<MarkResult> {
     for (const part of chunks(ids, prismaListValues)) {
       const rows: { id: number; airDate: string | null }[] =
         props.kind === 'episode'
-          ? await tx.episode.findMany({ where: { id: { in: part } }, select: { id: true, airDate: true } })
+          ? await tx.episode.findMany({ where: { id: { in: part }, ...episodesVisibleTo(props.accountId) }, select: { id: true, airDate: true } })
           : (props.kind === 'movie'
-              ? await tx.movie.findMany({ where: { id: { in: part } }, select: { id: true, releaseDate: true } })
-              : await tx.game.findMany({ where: { id: { in: part } }, select: { id: true, releaseDate: true } })
+              ? await tx.movie.findMany({ where: { id: { in: part }, ...visibleTo(props.accountId) }, select: { id: true, releaseDate: true } })
+              : await tx.game.findMany({ where: { id: { in: part }, ...visibleTo(props.accountId) }, select: { id: true, releaseDate: true } })
             ).map((row) => ({ id: row.id, airDate: row.releaseDate }));
       for (const row of rows) found.set(row.id, row.airDate);
     }

@@ -1,6 +1,7 @@
 import type { CatalogBudget } from '../catalog/catalog-budget.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import type { IdQuery } from '../catalog/provider.ts';
+import { episodesVisibleTo, visibleTo } from '../db/catalog-visibility.ts';
 import { db } from '../db/client.ts';
 import type { MediaEvent, MediaIds } from './sources/media-event.ts';
 
@@ -66,7 +67,7 @@ function numbers(event: MediaEvent): number[] | undefined {
 }
 
 async function matchEpisodes(event: MediaEvent, props: MatchProps): Promise<MatchResult> {
-  const found = await storedEpisodes(event);
+  const found = await storedEpisodes(event, props.accountId);
   if ('items' in found) return found;
   let later: Later;
   if (props.catalog) {
@@ -82,7 +83,7 @@ async function matchEpisodes(event: MediaEvent, props: MatchProps): Promise<Matc
     if (queries.length > 0) {
       const answer = await props.catalog.resolveIds(queries, 2, { budget: props.budget });
       if (answer.found > 0) {
-        const again = await storedEpisodes(event);
+        const again = await storedEpisodes(event, props.accountId);
         if ('items' in again) return { items: again.items, rule: 'catalog lookup' };
       }
       if (answer.unasked > 0) later = spentBudget(props.catalog);
@@ -90,7 +91,7 @@ async function matchEpisodes(event: MediaEvent, props: MatchProps): Promise<Matc
     if (found.storedShow !== undefined && event.season !== undefined && later === undefined) {
       const asked = await props.catalog.requestSeason({ showId: found.storedShow.id, season: event.season, budget: props.budget });
       if (asked === 'stored') {
-        const again = await storedEpisodes(event);
+        const again = await storedEpisodes(event, props.accountId);
         if ('items' in again) return { items: again.items, rule: 'catalog lookup' };
       }
       if (asked === 'queued') later = `season ${event.season} of "${found.storedShow.title}" is not stored yet: the catalog is asked for it in the background, and the delivery is kept and retried on the next sync or catalog refresh`;
@@ -131,12 +132,12 @@ function episodeQuery(ids: MediaIds): IdQuery | undefined {
  * Steps 1 and 2 against stored rows: the matched episodes, or the stored show the show ids name
  * when it lacks them (step 3 then asks for its season, never for the whole show).
  */
-async function storedEpisodes(event: MediaEvent): Promise<{ items: MatchedItem[]; rule: MatchRule } | { storedShow?: { id: number; title: string } }> {
+async function storedEpisodes(event: MediaEvent, accountId: number): Promise<{ items: MatchedItem[]; rule: MatchRule } | { storedShow?: { id: number; title: string } }> {
   const wanted = numbers(event);
   const showIds = event.show?.ids;
   let storedShow: { id: number; title: string } | undefined;
   if (hasAny(showIds) && event.season !== undefined && wanted) {
-    const show = await db().show.findFirst({ where: { OR: idConditions(showIds) }, select: { id: true, title: true } });
+    const show = await db().show.findFirst({ where: { AND: [{ OR: idConditions(showIds) }, visibleTo(accountId)] }, select: { id: true, title: true } });
     if (show) {
       const items = await episodesOf(show.id, event.season, wanted);
       if (items.length > 0) return { items, rule: 'show ids' };
@@ -148,7 +149,7 @@ async function storedEpisodes(event: MediaEvent): Promise<{ items: MatchedItem[]
     // Each id in matching order: TheTVDB's, then TMDB's, then IMDb's (a server's wrong id of one
     // catalog must not hide the right one of another: the first that finds a row decides).
     for (const condition of own) {
-      const episode = await db().episode.findFirst({ where: condition, select: { id: true, showId: true, season: true, number: true } });
+      const episode = await db().episode.findFirst({ where: { ...condition, ...episodesVisibleTo(accountId) }, select: { id: true, showId: true, season: true, number: true } });
       if (!episode) continue;
       const count = wanted ? wanted.length : 1;
       const range = Array.from({ length: count }, (_, index) => episode.number + index);
@@ -190,21 +191,21 @@ async function episodesByFollowedTitle(event: MediaEvent, accountId: number): Pr
   return items.length > 0 ? { items, rule: 'title' } : undefined;
 }
 
-async function storedTitle(kind: 'movie' | 'game', ids: MediaIds): Promise<MatchedItem | undefined> {
+async function storedTitle(kind: 'movie' | 'game', ids: MediaIds, accountId: number): Promise<MatchedItem | undefined> {
   if (kind === 'game') {
     if (ids.igdb === undefined) return undefined;
-    const game = await db().game.findUnique({ where: { igdbId: ids.igdb }, select: { id: true, title: true } });
+    const game = await db().game.findFirst({ where: { igdbId: ids.igdb, ...visibleTo(accountId) }, select: { id: true, title: true } });
     return game ? { kind, id: game.id, title: game.title } : undefined;
   }
   for (const condition of idConditions(ids)) {
-    const movie = await db().movie.findFirst({ where: condition, select: { id: true, title: true } });
+    const movie = await db().movie.findFirst({ where: { ...condition, ...visibleTo(accountId) }, select: { id: true, title: true } });
     if (movie) return { kind, id: movie.id, title: movie.title };
   }
   return undefined;
 }
 
 async function matchTitle(event: MediaEvent, kind: 'movie' | 'game', props: MatchProps): Promise<MatchResult> {
-  const stored = await storedTitle(kind, event.ids);
+  const stored = await storedTitle(kind, event.ids, props.accountId);
   if (stored) return { items: [stored], rule: 'item ids' };
   let later: Later;
   if (props.catalog && hasAny(event.ids)) {
@@ -212,7 +213,7 @@ async function matchTitle(event: MediaEvent, kind: 'movie' | 'game', props: Matc
     const queries = sources.flatMap((source): IdQuery[] => (event.ids[source] !== undefined ? [{ kind, source, id: event.ids[source]! }] : []));
     const answer = queries.length > 0 ? await props.catalog.resolveIds(queries, 2, { budget: props.budget }) : undefined;
     if (answer && answer.found > 0) {
-      const found = await storedTitle(kind, event.ids);
+      const found = await storedTitle(kind, event.ids, props.accountId);
       if (found) return { items: [found], rule: 'catalog lookup' };
     }
     if (answer && answer.unasked > 0) later = spentBudget(props.catalog);

@@ -4,6 +4,7 @@ import { builder } from '../graphql/builder.ts';
 import { writeErrors } from '../graphql/errors.ts';
 import { connectionComplexity, listPage, pageDescriptions, pagedComplexity } from '../graphql/pages.ts';
 import { redeliverNotification } from './release-jobs.ts';
+import { findWebhook } from '../accounts/webhook-setting.ts';
 
 const deliveryPage = pageDescriptions(listLimits.deliveries, 'attempts');
 
@@ -22,15 +23,17 @@ builder.prismaObject('DeliveryAttempt', {
 });
 
 builder.prismaObject('Notification', {
-  description: 'A release notification: one per (account, item), ever.',
+  description: 'What a channel is told: a release (one per channel and item, ever; a signed webhook gets one per item, the other channels one per show and day), a channel turned off. Recorded before the first attempt; its attempts are the delivery log.',
   fields: (t) => ({
     databaseId: t.exposeInt('id'),
     itemKey: t.exposeString('itemKey', { description: '`episode:<id>`, `movie:<id>` or `game:<id>`.' }),
     kind: t.exposeString('kind'),
     webhookId: t.exposeString('webhookId', { description: 'The `webhook-id` header, the same on every attempt.' }),
-    payload: t.exposeString('payload', { description: 'The JSON body sent.' }),
+    payload: t.exposeString('payload', { description: "The JSON body sent to a signed webhook; for the other channels, the message's JSON (event, title, body, link, poster)." }),
     releaseDate: t.expose('releaseDate', { type: 'LocalDate' }),
-    status: t.exposeString('status', { description: 'pending | delivered | failed | cancelled (no active webhook).' }),
+    status: t.exposeString('status', {
+      description: 'pending | delivered | failed | cancelled (its channel was removed or turned off) | grouped (an item told within another notification of its channel, named by toldWith in its payload).',
+    }),
     attempts: t.exposeInt('attempts'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     lastAttemptAt: t.expose('lastAttemptAt', { type: 'DateTime', nullable: true }),
@@ -49,12 +52,13 @@ builder.prismaObject('Notification', {
 });
 
 builder.prismaObjectFields('Account', (t) => ({
-  webhookDisabledAt: t.expose('webhookDisabledAt', {
+  webhookDisabledAt: t.field({
     type: 'DateTime',
     nullable: true,
-    description: 'Set when a receiver answered 410 Gone; setting webhookUrl again turns deliveries back on.',
+    description: 'Set when the webhook was turned off (a receiver answered 410 Gone, or it failed 10 times in a row); setting webhookUrl again turns deliveries back on.',
+    resolve: async (account) => (await findWebhook(account.id))?.disabledAt ?? null,
   }),
-  webhookDisabledReason: t.exposeString('webhookDisabledReason', { nullable: true }),
+  webhookDisabledReason: t.string({ nullable: true, resolve: async (account) => (await findWebhook(account.id))?.disabledReason ?? null }),
   notifications: t.relatedConnection('notifications', {
     description: `Release notifications with their delivery log, newest first, ${listLimits.connection.default} a page unless first or last asks for up to ${listLimits.connection.max}.`,
     cursor: 'id',

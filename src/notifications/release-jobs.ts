@@ -22,17 +22,20 @@ export const deliveryJob = defineJob({
   retry: retryFiveTimes,
   crashPoints: ['delivery-before-send', 'delivery-after-send', 'delivery-after-record'],
   async perform({ notificationId, manual }: { notificationId: number; manual?: boolean }, context) {
-    const { webhooks, metrics } = context.services;
+    const { channels, metrics } = context.services;
     const step = await deliverNotification({
       notificationId,
       // Retries of a redelivery are the schedule's own attempts, not asked for again.
       manual: manual === true && context.failures === 0,
-      policy: webhooks.policy,
-      timeoutMs: webhooks.timeoutMs,
+      policy: channels.policy,
+      timeoutMs: channels.timeoutMs,
+      channels,
       onStep: context.reached,
     });
     metrics.webhookDelivery({ outcome: step.done ? step.outcome : 'retry', attempt: step.attempt });
     if (!step.done) throw new RetryLater(step.retryInMs, 'delivery');
+    // A channel turned off: its notices to the other channels (recorded with the attempt; the sweep queues them if this process dies first).
+    for (const notice of step.notices ?? []) await context.jobs.queue(deliveryJob, { notificationId: notice, manual: false });
   },
 });
 
@@ -41,9 +44,9 @@ export const deliveryJob = defineJob({
  * those just recorded, and any a run of this check recorded before its process died (the job is
  * then run again, by whichever process takes it over).
  */
-export async function checkAccountReleases(props: { accountId: number; jobs: JobQueue; reached: StepReached<'release-recorded'> }): Promise<void> {
+export async function checkAccountReleases(props: { accountId: number; jobs: JobQueue; reached: StepReached<'release-recorded'>; publicOrigin: string }): Promise<void> {
   const now = new Date();
-  await recordReleaseNotifications({ accountId: props.accountId, now });
+  await recordReleaseNotifications({ accountId: props.accountId, now, publicOrigin: props.publicOrigin });
   props.reached('release-recorded');
   for (const notificationId of await findDueNotifications({ accountId: props.accountId, now })) {
     await props.jobs.queue(deliveryJob, { notificationId, manual: false });
@@ -57,7 +60,7 @@ export const accountCheckJob = defineJob({
   concurrency: 10,
   retry: retryFiveTimes,
   crashPoints: ['release-recorded'],
-  perform: ({ accountId }: { accountId: number }, { jobs, reached }) => checkAccountReleases({ accountId, jobs, reached }),
+  perform: ({ accountId }: { accountId: number }, { jobs, reached, services }) => checkAccountReleases({ accountId, jobs, reached, publicOrigin: services.channels.publicOrigin }),
 });
 
 /** Every 30 minutes: queues an account check for each account that may have a release. */

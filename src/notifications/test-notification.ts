@@ -4,6 +4,7 @@ import { newWebhookId } from '../webhooks/sign.ts';
 import { sendWebhook, type SendResult } from '../webhooks/send-webhook.ts';
 import type { TargetPolicy } from '../webhooks/target-policy.ts';
 import { showWebhookSecret } from '../accounts/tokens.ts';
+import { findWebhook } from '../accounts/webhook-setting.ts';
 
 /** Where and how long webhooks may be sent: the server's AIRDATE_WEBHOOK_* settings (the test notification's and the delivery job's). */
 declare module '../graphql/context.ts' {
@@ -45,9 +46,10 @@ export interface TestNotificationReport {
  * person can check a receiver before setting the URL again. InputError when no URL is set.
  */
 export async function sendTestNotification(props: { accountId: number; target: WebhookTarget; now?: () => Date }): Promise<TestNotificationReport> {
-  const account = await db().account.findUnique({ where: { id: props.accountId }, select: { webhookUrl: true, webhookSecretEnc: true } });
+  const account = await db().account.findUnique({ where: { id: props.accountId }, select: { webhookSecretEnc: true } });
   if (!account) throw new NotFoundError(`unknown account ${props.accountId}`);
-  if (!account.webhookUrl) throw new InputError('set a webhook URL first', 'webhookUrl');
+  const webhook = await findWebhook(props.accountId);
+  if (!webhook) throw new InputError('set a webhook URL first', 'webhookUrl');
   const secret = await showWebhookSecret({ accountId: props.accountId, stored: account.webhookSecretEnc });
   const sentAt = (props.now ?? (() => new Date()))();
   const webhookId = newWebhookId();
@@ -60,7 +62,7 @@ export async function sendTestNotification(props: { accountId: number; target: W
     sent_at: sentAt.toISOString(),
   });
   const result: SendResult = await sendWebhook({
-    url: account.webhookUrl,
+    url: webhook.url,
     webhookId,
     body,
     secret,

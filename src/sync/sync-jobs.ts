@@ -29,13 +29,13 @@ export const accountSyncJob = defineJob({
   concurrency: 5,
   retry: retryFiveTimes,
   crashPoints: ['release-recorded'],
-  async perform({ accountId }: { accountId: number }, { services: { catalog, logger }, jobs, reached }) {
+  async perform({ accountId }: { accountId: number }, { services: { catalog, logger, channels }, jobs, reached }) {
     await catalog.refreshFollowed({ accountId });
     // After the refresh (which re-reads the offline file); logged, never failing the sync. Items it
     // adds may be released already: the release check that follows sees them.
     await retryPendingImports({ catalog, accountId, logger });
     await retryUnmatchedDeliveries({ catalog, accountId, logger });
-    await checkAccountReleases({ accountId, jobs, reached });
+    await checkAccountReleases({ accountId, jobs, reached, publicOrigin: channels.publicOrigin });
   },
 });
 

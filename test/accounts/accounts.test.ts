@@ -4,8 +4,11 @@ import { db } from '../../src/db/client.ts';
 import { ConflictError, InputError, NotFoundError } from '../../src/errors.ts';
 import { createAccount, findAccountByName, listAccounts, presentAccount, updateAccount } from '../../src/accounts/accounts.ts';
 import { useTestDatabase } from '../support/database.ts';
+import { initSecretKey } from '../../src/keys/secret-key.ts';
+import { findWebhook } from '../../src/accounts/webhook-setting.ts';
 
-await useTestDatabase();
+// Webhook URLs are stored sealed with the secret key.
+initSecretKey(await useTestDatabase());
 
 /** A name no other test uses. */
 function uniqueName(): string {
@@ -16,7 +19,8 @@ describe('createAccount', () => {
   it('creates an account in UTC by default, trimming the name', async () => {
     const name = uniqueName();
     const account = await createAccount({ name: `  ${name} ` });
-    expect(account).toMatchObject({ name, timezone: 'UTC', webhookUrl: null, feedVersion: 0 });
+    expect(account).toMatchObject({ name, timezone: 'UTC', feedVersion: 0 });
+    expect(await findWebhook(account.id)).toBeNull();
     expect(await findAccountByName(name)).toMatchObject({ id: account.id });
   });
 
@@ -75,10 +79,10 @@ describe('updateAccount', () => {
   it('sets and clears the webhook URL', async () => {
     const account = await createAccount({ name: uniqueName() });
     const set = await updateAccount({ name: account.name, webhookUrl: 'http://homeassistant.local:8123/api/webhook/airdate' });
-    expect(set.webhookUrl).toBe('http://homeassistant.local:8123/api/webhook/airdate');
+    expect((await findWebhook(account.id))?.url).toBe('http://homeassistant.local:8123/api/webhook/airdate');
     expect(set.feedVersion).toBe(1);
     const cleared = await updateAccount({ name: account.name, webhookUrl: '' });
-    expect(cleared.webhookUrl).toBeNull();
+    expect(await findWebhook(account.id)).toBeNull();
     expect(cleared.feedVersion).toBe(2);
   });
 
@@ -92,9 +96,9 @@ describe('updateAccount', () => {
     const account = await createAccount({ name: uniqueName() });
     const url = 'https://hooks.example.com/airdate';
     await updateAccount({ name: account.name, webhookUrl: url });
-    await db().account.update({ where: { id: account.id }, data: { webhookDisabledAt: new Date(), webhookDisabledReason: 'gone' } });
+    await db().notificationChannel.updateMany({ where: { accountId: account.id, kind: 'webhook' }, data: { enabled: false, disabledAt: new Date(), disabledReason: 'gone' } });
     const again = await updateAccount({ name: account.name, webhookUrl: url });
-    expect(again).toMatchObject({ webhookUrl: url, webhookDisabledAt: null, webhookDisabledReason: null });
+    expect(await findWebhook(account.id)).toMatchObject({ url, enabled: true, disabledAt: null, disabledReason: null });
     // An unchanged, active URL is no change at all.
     expect((await updateAccount({ name: account.name, webhookUrl: url })).feedVersion).toBe(again.feedVersion);
   });
@@ -138,8 +142,8 @@ describe('presentAccount', () => {
     const account = await createAccount({ name: uniqueName() });
     await db().account.update({ where: { id: account.id }, data: { webhookSecretEnc: 'v1.secret' } });
     const stored = await findAccountByName(account.name);
-    expect(presentAccount(stored)).toEqual({ id: account.id, name: account.name, timezone: 'UTC', webhookUrl: null, summaryProfile: 'full' });
+    expect(await presentAccount(stored)).toEqual({ id: account.id, name: account.name, timezone: 'UTC', webhookUrl: null, summaryProfile: 'full' });
     // A value no version of Airdate writes (a hand-edited row) reads as the default.
-    expect(presentAccount({ ...stored, summaryProfile: 'compact' }).summaryProfile).toBe('full');
+    expect((await presentAccount({ ...stored, summaryProfile: 'compact' })).summaryProfile).toBe('full');
   });
 });

@@ -122,4 +122,46 @@ describe('the show page of a 2,700-episode show', () => {
     expect(operations.filter((name) => name !== 'MarkWatched')).toEqual(['ShowHead']);
     await page.context().close();
   });
+
+  it('says how many earlier episodes were not watched, reaches them, and the up-next choice moves the show and the REST summary', { timeout: 180_000 }, async () => {
+    const page = await signedInPage();
+    const big = airdate.catalog.shows[airdate.catalog.bigShow]!;
+    const aired = big.episodes.filter((episode) => episode.season !== 0 && episode.air_date !== null && episode.air_date <= airdate.catalog.today).length;
+    const token = (await (await page.request.post(`${base}/graphql`, { data: { query: '{ viewer { apiToken } }' }, headers: { origin: base } })).json()).data.viewer.apiToken as string;
+    const restUpNext = async () => {
+      const summary = (await (await fetch(`${base}/api/machine/summary`, { headers: { authorization: `Bearer ${token}` } })).json()) as { upNext: { show: string; episode: string }[] };
+      return summary.upNext.find((item) => item.show === big.title)?.episode ?? null;
+    };
+    expect(await restUpNext()).toBeNull();
+
+    await page.goto(`${base}/shows/${bigShowId}`);
+    const next = page.getByRole('region', { name: 'Next episode' });
+    await next.getByText('Nothing aired is left after the furthest watched.').waitFor({ timeout: 60_000 });
+    // Only the last 12 aired episodes are watched.
+    await next.getByText(`${(aired - 12).toLocaleString('en-US').replace(/,/g, '')} earlier episodes not watched.`).waitFor();
+    await next.getByRole('button', { name: 'Show the first (S01E01)' }).click();
+    const first = page.getByRole('button', { name: 'S01E01 of Tides of the Grand Line watched' });
+    await expect.poll(async () => {
+      const box = await first.boundingBox();
+      return box !== null && box.y >= 0 && box.y + box.height <= 800;
+    }).toBe(true);
+
+    // This show: the first unwatched aired episode. Up next and the REST summary follow.
+    await next.getByLabel('Up next offers').selectOption('FIRST_UNWATCHED');
+    await next.locator('strong', { hasText: 'S01E01' }).waitFor();
+    expect(await restUpNext()).toBe('S01E01');
+    // Back to the account's choice (the default): caught up again.
+    await next.getByLabel('Up next offers').selectOption('');
+    await next.getByText('Nothing aired is left after the furthest watched.').waitFor();
+    expect(await restUpNext()).toBeNull();
+
+    // The account's choice, from the Account page: every show without its own follows it.
+    await page.goto(`${base}/settings/account`);
+    await page.getByLabel('The first unwatched aired episode').check();
+    await page.getByText('Up next now offers the first unwatched aired episode.').waitFor();
+    expect(await restUpNext()).toBe('S01E01');
+    await page.goto(`${base}/shows/${bigShowId}`);
+    await page.getByRole('region', { name: 'Next episode' }).locator('strong', { hasText: 'S01E01' }).waitFor({ timeout: 60_000 });
+    await page.context().close();
+  });
 });

@@ -14,6 +14,9 @@ import { igdbFixture } from './support/igdb-fixture.ts';
 import { tmdbRoute, type TmdbShow } from './support/tmdb-fixture.ts';
 import { tvdbFixture } from './support/tvdb-fixture.ts';
 
+/** The viewer of lookups and searches: an account that owns no unconfirmed import row. */
+const noOwner = 0;
+
 /**
  * Network catalogs answer whatever they answer. On the way into the shared catalog every record is
  * brought within bounds (src/catalog/catalog-bounds.ts): long text is shortened to its limit with
@@ -89,7 +92,7 @@ const service = createCatalogService(
 
 describe('records from network catalogs are brought within bounds, and no item is lost over one odd value', () => {
   it('TMDB: a show keeps its good episodes, with long texts shortened and a bad poster and date dropped', async () => {
-    const stored = await service.lookup('show', 'tmdb', 880001);
+    const stored = await service.lookup('show', 'tmdb', 880001, noOwner);
     expect(stored).toMatchObject({ kind: 'show', tmdbId: 880001, title: shortened(oddShow.name, catalogLengths.title), poster: null, overview: shortened(oddShow.overview, catalogLengths.overview) });
     expect([...stored!.title]).toHaveLength(catalogLengths.title);
     const episodes = await db().episode.findMany({ where: { showId: stored!.id }, orderBy: { number: 'asc' }, select: { season: true, number: true, title: true, airDate: true } });
@@ -101,11 +104,11 @@ describe('records from network catalogs are brought within bounds, and no item i
   });
 
   it('TMDB: a movie whose release date is out of range is stored without it', async () => {
-    expect(await service.lookup('movie', 'tmdb', 880002)).toMatchObject({ title: 'Odd Film', releaseDate: null });
+    expect(await service.lookup('movie', 'tmdb', 880002, noOwner)).toMatchObject({ title: 'Odd Film', releaseDate: null });
   });
 
   it('a search result whose only id is past 32 bits is refused, and the others are stored', async () => {
-    const found = await service.search('Odd');
+    const found = await service.search('Odd', noOwner);
     expect(found.map((item) => `${item.kind}:${item.title.slice(0, 12)}`).sort()).toEqual(['movie:Odd Film', 'show:Odd Series', 'show:Odd xxxxxxxx']);
     expect(await db().show.count({ where: { title: 'Odd overflow id' } })).toBe(0);
     expect(await db().game.count({ where: { title: 'Odd overflow game' } })).toBe(0);
@@ -113,7 +116,7 @@ describe('records from network catalogs are brought within bounds, and no item i
   });
 
   it('TheTVDB: a series without a usable poster keeps its in-range episodes, without an out-of-range air date', async () => {
-    const stored = await service.lookup('show', 'tvdb', 880003);
+    const stored = await service.lookup('show', 'tvdb', 880003, noOwner);
     expect(stored).toMatchObject({ title: 'Odd Series', poster: null });
     // A search may have stored it first without episodes; a refresh reads them all.
     expect(await service.refreshAll()).toMatchObject({ failures: [] });
@@ -122,7 +125,7 @@ describe('records from network catalogs are brought within bounds, and no item i
   });
 
   it('IGDB: a game with a 600-character name (3 bytes each), a long summary and a release in 2500', async () => {
-    const stored = await service.lookup('game', 'igdb', 880004);
+    const stored = await service.lookup('game', 'igdb', 880004, noOwner);
     expect(stored).toMatchObject({ title: `${overLong(catalogLengths.title - 1, '語')}…`, releaseDate: null, overview: shortened(overLong(10_001), catalogLengths.overview) });
   });
 

@@ -9,6 +9,9 @@ import { useTestDatabase } from '../support/database.ts';
 import { startCatalogServer } from './support/catalog-server.ts';
 import { seasonedShow, tmdbRoute, type TmdbShow } from './support/tmdb-fixture.ts';
 
+/** The viewer of lookups and searches: an account that owns no unconfirmed import row. */
+const noOwner = 0;
+
 /**
  * The catalog service's lookups for deliveries and imports (catalog-lookups.ts): what they cost a
  * network catalog, counted by a fake TMDB started here, and the pieces that bound it (the lookup
@@ -116,7 +119,7 @@ describe('id lookups through the catalog service', () => {
       12,
     );
     while (tmdb.requests.length - before < 4) await new Promise((resolve) => setTimeout(resolve, 10));
-    const found = await service.search('Quiet Search', 'show');
+    const found = await service.search('Quiet Search', noOwner, 'show');
     expect(found.map((item) => item.title)).toEqual(['Quiet Search']);
     await lookups;
     const order = tmdb.requests.slice(before).map((request) => request.path);

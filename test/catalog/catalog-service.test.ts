@@ -11,6 +11,9 @@ import { InputError } from '../../src/errors.ts';
 import { createCatalogService, syncOfflineCatalog } from '../../src/catalog/catalog-service.ts';
 import { useTestDatabase } from '../support/database.ts';
 
+/** The viewer of lookups and searches: an account that owns no unconfirmed import row. */
+const noOwner = 0;
+
 await useTestDatabase();
 
 const folder = mkdtempSync(path.join(tmpdir(), 'airdate-catalog-service-'));
@@ -74,7 +77,7 @@ describe('catalog service lookup', () => {
     const tmdb = freshId();
     await storeCatalogRecords([show({ tmdb }, 'Stored Already')]);
     const { provider, calls } = memoryProvider('memory', [show({ tmdb }, 'Provider Title')]);
-    const found = await createCatalogService([provider], logger).lookup('show', 'tmdb', tmdb);
+    const found = await createCatalogService([provider], logger).lookup('show', 'tmdb', tmdb, noOwner);
     expect(found).toMatchObject({ kind: 'show', title: 'Stored Already', tmdbId: tmdb });
     expect(calls).toEqual([]);
   });
@@ -85,23 +88,23 @@ describe('catalog service lookup', () => {
     const second = memoryProvider('second', [show({ tmdb, tvdb }, 'Found Later', [{ season: 1, number: 1, title: 'Pilot', airDate: '2026-11-20' }])]);
     const service = createCatalogService([first.provider, second.provider], logger);
 
-    const found = await service.lookup('show', 'tvdb', tvdb);
+    const found = await service.lookup('show', 'tvdb', tvdb, noOwner);
     expect(found).toMatchObject({ kind: 'show', title: 'Found Later', tmdbId: tmdb, tvdbId: tvdb });
     expect(first.calls).toEqual([`lookup show tvdb ${tvdb}`]);
     expect(await db().episode.count({ where: { showId: found!.id } })).toBe(1);
     // The other id now finds the same row, from the database.
-    expect(await service.lookup('show', 'tmdb', tmdb)).toMatchObject({ id: found!.id });
+    expect(await service.lookup('show', 'tmdb', tmdb, noOwner)).toMatchObject({ id: found!.id });
     expect(second.calls).toHaveLength(1);
   });
 
   it('returns null when no catalog knows the item, or the source does not apply to the kind', async () => {
     const { provider, calls } = memoryProvider('memory', []);
     const service = createCatalogService([provider], logger);
-    expect(await service.lookup('movie', 'tmdb', freshId())).toBeNull();
-    expect(await service.lookup('game', 'tmdb', 5)).toBeNull();
-    expect(await service.lookup('show', 'tmdb', -1)).toBeNull();
+    expect(await service.lookup('movie', 'tmdb', freshId(), noOwner)).toBeNull();
+    expect(await service.lookup('game', 'tmdb', 5, noOwner)).toBeNull();
+    expect(await service.lookup('show', 'tmdb', -1, noOwner)).toBeNull();
     expect(calls).toHaveLength(1);
-    expect(await createCatalogService([], logger).lookup('show', 'tvdb', freshId())).toBeNull();
+    expect(await createCatalogService([], logger).lookup('show', 'tvdb', freshId(), noOwner)).toBeNull();
   });
 
   it('logs a failing provider and goes on to the next', async () => {
@@ -109,7 +112,7 @@ describe('catalog service lookup', () => {
     const igdb = freshId();
     const game = { kind: 'game' as const, ids: { igdb }, title: 'Rescued Game', poster: null, overview: null, releaseDate: '2027-01-01' };
     const service = createCatalogService([failingProvider('broken'), memoryProvider('memory', [game]).provider], logger);
-    expect(await service.lookup('game', 'igdb', igdb)).toMatchObject({ kind: 'game', title: 'Rescued Game', igdbId: igdb });
+    expect(await service.lookup('game', 'igdb', igdb, noOwner)).toMatchObject({ kind: 'game', title: 'Rescued Game', igdbId: igdb });
     expect(warnings).toContainEqual(expect.stringContaining('catalog provider broken: lookup game igdb'));
   });
 });
@@ -126,7 +129,7 @@ describe('catalog service search', () => {
     warnings.length = 0;
     const service = createCatalogService([failingProvider('down'), provider], logger);
 
-    const results = await service.search('  zephyr ');
+    const results = await service.search('  zephyr ', noOwner);
     expect(results.map((item) => [item.kind, item.title])).toEqual([
       ['show', 'ZEPHYR'], // exact (case-insensitive) match first, then prefixes, then anywhere
       ['show', 'Zephyr Station'],
@@ -139,13 +142,13 @@ describe('catalog service search', () => {
     expect(await db().show.count({ where: { tmdbId: a } })).toBe(1);
     expect(warnings).toContainEqual(expect.stringContaining('catalog provider down: search'));
 
-    expect((await service.search('zephyr', 'movie')).map((item) => item.title)).toEqual(['Zephyr Station: The Movie']);
-    await expect(service.search('   ')).rejects.toBeInstanceOf(InputError);
+    expect((await service.search('zephyr', noOwner, 'movie')).map((item) => item.title)).toEqual(['Zephyr Station: The Movie']);
+    await expect(service.search('   ', noOwner)).rejects.toBeInstanceOf(InputError);
   });
 
   it('returns at most 50 results', async () => {
     await storeCatalogRecords(Array.from({ length: 60 }, (_, index) => show({ tmdb: freshId() }, `Quasar Chronicles ${index}`)));
-    expect(await createCatalogService([], logger).search('quasar')).toHaveLength(50);
+    expect(await createCatalogService([], logger).search('quasar', noOwner)).toHaveLength(50);
   });
 });
 

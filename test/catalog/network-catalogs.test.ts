@@ -16,6 +16,9 @@ import { igdbFixture } from './support/igdb-fixture.ts';
 import { tmdbRoute, type TmdbShow } from './support/tmdb-fixture.ts';
 import { tvdbFixture, type TvdbSeries } from './support/tvdb-fixture.ts';
 
+/** The viewer of lookups and searches: an account that owns no unconfirmed import row. */
+const noOwner = 0;
+
 const config = await useTestDatabase();
 initSecretKey(config); // accounts hold encrypted tokens
 /** Provider failures these tests cause on purpose are reported here, not printed. */
@@ -55,24 +58,24 @@ const episodesOf = async (showId: number) =>
 
 describe('network catalogs through the catalog service', () => {
   it('stores a show TMDB and TheTVDB both know as one row with both ids', async () => {
-    const found = await service.search('Merged Show', 'show');
+    const found = await service.search('Merged Show', noOwner, 'show');
     expect(found.map((item) => item.title)).toEqual(['Merged Show']);
     const [row] = await db().show.findMany({ where: { title: 'Merged Show' } });
     expect(row).toMatchObject({ tmdbId: 1001 });
     // TMDB's search results carry no tvdb id; a lookup (as a refresh does) adds it to the same row.
-    expect(await service.lookup('show', 'tvdb', 5001)).toMatchObject({ id: row!.id, tmdbId: 1001, tvdbId: 5001 });
+    expect(await service.lookup('show', 'tvdb', 5001, noOwner)).toMatchObject({ id: row!.id, tmdbId: 1001, tvdbId: 5001 });
 
     // A show TMDB cannot find by tvdb id comes from TheTVDB, with its tmdb id.
-    const onlyTvdb = await service.lookup('show', 'tvdb', 5002);
+    const onlyTvdb = await service.lookup('show', 'tvdb', 5002, noOwner);
     expect(onlyTvdb).toMatchObject({ title: 'Only On TVDB', tmdbId: 1099, tvdbId: 5002 });
-    expect(await service.lookup('show', 'tmdb', 1099)).toMatchObject({ id: onlyTvdb!.id });
+    expect(await service.lookup('show', 'tmdb', 1099, noOwner)).toMatchObject({ id: onlyTvdb!.id });
     expect(await db().show.count({ where: { title: { in: ['Merged Show', 'Only On TVDB'] } } })).toBe(2);
   });
 
   it('refreshFollowed refreshes only followed, unarchived items: new episodes appear, moved dates move', async () => {
     const [one, two] = [await makeAccount(), await makeAccount()];
     const rows = new Map<number, number>();
-    for (const tmdb of [1002, 1003, 1004, 1005]) rows.set(tmdb, (await service.lookup('show', 'tmdb', tmdb))!.id);
+    for (const tmdb of [1002, 1003, 1004, 1005]) rows.set(tmdb, (await service.lookup('show', 'tmdb', tmdb, noOwner))!.id);
     await setFollow({ accountId: one.id, kind: 'show', id: rows.get(1002)!, followed: true });
     await setFollow({ accountId: two.id, kind: 'show', id: rows.get(1003)!, followed: true });
     await setFollow({ accountId: one.id, kind: 'show', id: rows.get(1004)!, followed: true, archived: true });
@@ -108,12 +111,12 @@ describe('network catalogs through the catalog service', () => {
   it('a catalog that is down does not stop the others in lookup, search and refresh', async () => {
     const down = tmdbAt(await deadUrl());
     const degraded = createCatalogService([down, tvdbProvider, igdbProvider], quiet);
-    expect(await degraded.lookup('show', 'tvdb', 5002)).toMatchObject({ title: 'Only On TVDB' });
-    expect(await degraded.lookup('game', 'igdb', 7001)).toMatchObject({ title: 'Merged Quest', releaseDate: '2024-09-13' });
-    expect((await degraded.search('Merged')).map((item) => `${item.kind}:${item.title}`).sort()).toEqual(['game:Merged Quest', 'show:Merged Show']);
+    expect(await degraded.lookup('show', 'tvdb', 5002, noOwner)).toMatchObject({ title: 'Only On TVDB' });
+    expect(await degraded.lookup('game', 'igdb', 7001, noOwner)).toMatchObject({ title: 'Merged Quest', releaseDate: '2024-09-13' });
+    expect((await degraded.search('Merged', noOwner)).map((item) => `${item.kind}:${item.title}`).sort()).toEqual(['game:Merged Quest', 'show:Merged Show']);
 
     const account = await makeAccount();
-    const show = await degraded.lookup('show', 'tvdb', 5002);
+    const show = await degraded.lookup('show', 'tvdb', 5002, noOwner);
     await setFollow({ accountId: account.id, kind: 'show', id: show!.id, followed: true });
     tvdbSeries[1]!.episodes.push({ seasonNumber: 1, number: 2, name: 'Two', aired: '2026-05-08' });
     const summary = await degraded.refreshFollowed({ accountId: account.id });

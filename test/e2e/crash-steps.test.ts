@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { db } from '../../src/db/client.ts';
-import type { CrashStep } from '../../src/jobs/crash-points.ts';
 import { jobNames } from '../../src/jobs.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
 import { setFollow } from '../../src/library/library.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie } from '../support/factories.ts';
 import { jobRows } from '../support/jobs.ts';
-import { runServerUntilExit } from '../support/processes.ts';
+import { crashRuns } from '../support/crash-runs.ts';
 import { serverProcesses } from '../support/server-processes.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -37,19 +36,7 @@ const env = {
 const serve = serverProcesses(config, env);
 const today = new Date().toISOString().slice(0, 10);
 
-/** Runs a process told to die at `step` and waits until it has. */
-async function crashAt(step: CrashStep) {
-  const ended = await runServerUntilExit({ ...env, AIRDATE_TEST_CRASH_AT: step }, 60_000);
-  expect({ step, signal: ended.signal }, ended.output).toEqual({ step, signal: 'SIGKILL' });
-}
-
-async function waitUntil(what: string, condition: () => Promise<boolean>, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const { crashAt, waitUntil } = crashRuns(env);
 
 describe('a release notification when its process is killed at each step', () => {
   it('is delivered, under its one webhook-id, whatever step the kills hit', { timeout: 150_000 }, async () => {

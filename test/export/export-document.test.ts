@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setWatched } from '../../src/library/library.ts';
 import { collectExport, loadExportHead } from '../../src/export/export-service.ts';
-import { db } from '../../src/db/client.ts';
+import { updateAccount } from '../../src/accounts/accounts.ts';
 import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
@@ -12,7 +12,7 @@ const { app } = await useTestApp();
 describe('export document', () => {
   it('carries every item by its external ids, flags, watched state and history, sorted by ids', async () => {
     const { account, expected } = await makeExportLibrary({ timezone: 'Europe/Berlin' });
-    await db().account.update({ where: { id: account.id }, data: { webhookUrl: 'https://hooks.example/airdate' } });
+    await updateAccount({ name: account.name, webhookUrl: 'https://hooks.example/airdate' });
     const now = new Date('2026-11-21T08:00:00.000Z');
     const document = await collectExport({ accountId: account.id, now });
     expect(document).toEqual({

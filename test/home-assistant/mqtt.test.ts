@@ -215,7 +215,7 @@ describe('the library over MQTT for Home Assistant', () => {
     const { deviceId } = await waitForDevice(account.id);
     // The 30-minute check finds the account although it has no webhook.
     expect(await findAccountsToCheck(new Date())).toContain(account.id);
-    await checkAccountReleases({ accountId: account.id, jobs: app.jobs, reached: () => {} });
+    await checkAccountReleases({ accountId: account.id, jobs: app.jobs, reached: () => {}, publicOrigin: 'http://localhost' });
     const topic = `airdate/${deviceId}/release/event`;
     const event = await watcher.until(() => watcher.messages.find((message) => message.topic === topic), 15_000, 'the release event');
     const notification = await db().notification.findFirstOrThrow({ where: { accountId: account.id } });
@@ -224,7 +224,7 @@ describe('the library over MQTT for Home Assistant', () => {
     expect(JSON.parse(event.payload)).toEqual({ event_type: type, ...body });
     expect(JSON.parse(event.payload)).toMatchObject({ event_type: 'episode', title: 'Andor', item_key: `episode:${show.episodes[0]!.id}` });
     // Checked again (the next 30-minute run, a sync): nothing new, no second event.
-    await checkAccountReleases({ accountId: account.id, jobs: app.jobs, reached: () => {} });
+    await checkAccountReleases({ accountId: account.id, jobs: app.jobs, reached: () => {}, publicOrigin: 'http://localhost' });
     await new Promise((done) => setTimeout(done, 1_500));
     expect(watcher.messages.filter((message) => message.topic === topic)).toHaveLength(1);
     await watcher.close();

@@ -10,6 +10,7 @@ import { useTestApp } from '../support/database.ts';
 import { makeAccount, makeShow, unique } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
 import { upload } from '../support/upload.ts';
+import { findWebhook } from '../../src/accounts/webhook-setting.ts';
 
 /**
  * Every text a person or program sends has a maximum length (src/limits.ts inputLengths): at the
@@ -24,7 +25,10 @@ const { app } = await useTestApp({ TMDB_API_KEY: 'key', AIRDATE_TMDB_URL: tmdb.u
 const updateSettings = `mutation($input: UpdateSettingsInput!) { updateSettings(input: $input) {
   __typename ... on MutationUpdateSettingsSuccess { data { timezone webhookUrl } } ... on InputError { message field } } }`;
 
-const stored = async (accountId: number) => db().account.findUniqueOrThrow({ where: { id: accountId }, select: { timezone: true, webhookUrl: true, feedVersion: true } });
+const stored = async (accountId: number) => ({
+  ...(await db().account.findUniqueOrThrow({ where: { id: accountId }, select: { timezone: true, feedVersion: true } })),
+  webhookUrl: (await findWebhook(accountId))?.url ?? null,
+});
 
 describe('updateSettings', () => {
   it('time zone: 64 characters reach the IANA check, 65 or 200 000 are refused for their length, a megabyte by the body limit, nothing changes', async () => {

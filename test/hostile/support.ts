@@ -37,13 +37,14 @@ export async function makeLibraryAccount() {
  */
 export async function accountState(accountId: number): Promise<unknown> {
   const client = db();
-  const [account, token, library, states, history, catalog] = await Promise.all([
-    client.account.findUniqueOrThrow({ where: { id: accountId }, select: { name: true, timezone: true, webhookUrl: true, webhookSecretEnc: true, webhookDisabledAt: true } }),
+  const [account, channels, token, library, states, history, catalog] = await Promise.all([
+    client.account.findUniqueOrThrow({ where: { id: accountId }, select: { name: true, timezone: true, webhookSecretEnc: true } }),
+    client.notificationChannel.findMany({ where: { accountId }, orderBy: { id: 'asc' }, select: { kind: true, targetEnc: true, events: true, enabled: true, disabledAt: true } }),
     client.apiToken.findUnique({ where: { accountId }, select: { digest: true } }),
     client.libraryItem.findMany({ where: { accountId }, orderBy: { id: 'asc' }, select: { kind: true, showId: true, movieId: true, gameId: true, followed: true, archived: true } }),
     client.watchState.findMany({ where: { accountId }, orderBy: { id: 'asc' }, select: { kind: true, episodeId: true, movieId: true, gameId: true, watched: true } }),
     client.watchEvent.count({ where: { accountId } }),
     Promise.all([client.show.count(), client.episode.count(), client.movie.count(), client.game.count()]),
   ]);
-  return { account, token, library, states, history, catalog };
+  return { account, channels, token, library, states, history, catalog };
 }

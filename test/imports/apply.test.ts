@@ -71,14 +71,20 @@ describe('applyImportDocument', () => {
     const { document } = traktHistory();
     const again = () => structuredClone(document);
     const results = await Promise.all([first.id, first.id, second.id, second.id].map((accountId) => applyImportDocument({ accountId, document: again() })));
-    expect(results.map((result) => result.imported.history).sort()).toEqual([0, 0, 5, 5]);
-    for (const account of [first, second]) expect(await counts(account.id)).toEqual({ library: 2, events: 5, states: 4 });
+    // The account whose import created the rows has them; they are its own until a catalog confirms
+    // them, so the other account's items are unmatched and kept as pending (docs/security.md).
+    expect(results.map((result) => result.imported.history).sort()).toEqual([0, 0, 0, 5]);
+    const [winner, loser] = (await counts(first.id)).library > 0 ? [first, second] : [second, first];
+    expect(await counts(winner.id)).toEqual({ library: 2, events: 5, states: 4 });
+    expect(await counts(loser.id)).toEqual({ library: 0, events: 0, states: 0 });
+    expect(await db().pendingImport.count({ where: { accountId: loser.id } })).toBeGreaterThan(0);
+    expect(await db().show.count({ where: { ownerAccountId: winner.id } })).toBe(1);
     // Items the account already has (no insert to collide on): the imports still take turns.
     const rewatch = structuredClone(document);
     for (const show of rewatch.shows) for (const episode of show.episodes) episode.history = episode.history.map((entry) => ({ ...entry, at: new Date(entry.at.getTime() + 86_400_000) }));
-    const later = await Promise.all([1, 2, 3].map(() => applyImportDocument({ accountId: first.id, document: structuredClone(rewatch) })));
+    const later = await Promise.all([1, 2, 3].map(() => applyImportDocument({ accountId: winner.id, document: structuredClone(rewatch) })));
     expect(later.map((result) => result.imported.history).sort()).toEqual([0, 0, 3]); // one shifted play lands on an existing one
-    expect((await counts(first.id)).events).toBe(8);
+    expect((await counts(winner.id)).events).toBe(8);
   });
 
   it('importing the same file twice changes nothing the second time', async () => {

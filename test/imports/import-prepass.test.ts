@@ -34,7 +34,7 @@ const document = (parts: Partial<ImportDocument>, fileName = 'seen_episode.csv')
 async function importWith(catalog: ReturnType<typeof createCatalogService>, accountId: number, documents: ImportDocument[]) {
   const queries = new Map<string, IdQuery>();
   for (const each of documents) collectIdQueries(each, queries);
-  const prepass = await resolveUnknownIds(catalog, queries, logger);
+  const prepass = await resolveUnknownIds(catalog, queries, accountId, logger);
   const result = await applyImportDocuments({ accountId, documents: () => documents });
   return { prepass, result };
 }

@@ -98,7 +98,7 @@ describe('lists that grow with the files are never spread into arguments', () =>
     const base = unique();
     for (let index = 0; index < 200_000; index += 1) queries.set(`movie:${index}`, { kind: 'movie', title: `Unknown Film ${base}-${index}`, year: 2001 });
     const catalog = createCatalogService([], { warn: () => {} });
-    const summary = await resolveUnknownIds(catalog, queries);
+    const summary = await resolveUnknownIds(catalog, queries, (await makeAccount()).id);
     expect(summary).toEqual({ unknown: 200_000, asked: importCatalogLookups.perRequest, found: 0 });
     // Looking the titles up among stored rows takes 800 queries: 68 s on PostgreSQL at a load of 25.
   }, 240_000);

@@ -22,6 +22,9 @@ import { makeAccount, unique } from '../support/factories.ts';
 import { upload } from '../support/upload.ts';
 import { bytes, grouveeHeader, grouveeRow, zip } from './fixtures.ts';
 
+/** The account of the pre-passes run alone: one that owns no unconfirmed import row. */
+const noOwner = 0;
+
 /**
  * Movies and games with no id but a title and a year (every Letterboxd film, Grouvee games without
  * ids) are matched through the network catalogs' title search in the import's pre-pass: only when
@@ -301,7 +304,7 @@ describe('matching by title and year through the catalogs\' search', () => {
     for (const document of documents) collectIdQueries(document, queries);
     warnings.length = 0;
     // The stored title is not asked about; the other one is, and fails.
-    expect(await resolveUnknownIds(catalog, queries, logger)).toEqual({ unknown: 1, asked: 1, found: 0 });
+    expect(await resolveUnknownIds(catalog, queries, noOwner, logger)).toEqual({ unknown: 1, asked: 1, found: 0 });
     expect(warnings.some((message) => message.includes(`catalog provider tmdb: search movie "${titles[1]!.title}" (2003) failed`))).toBe(true);
     const result = await applyImportDocuments({ accountId: account.id, documents: () => documents });
     expect(result.unmatched.map((item) => item.title)).toEqual([titles[1]!.title]);
@@ -342,7 +345,7 @@ describe('matching by title and year through the catalogs\' search', () => {
     const queries = new Map<string, PrepassQuery>();
     collectIdQueries(documents[0]!, queries);
     const before = tmdb.seen('/search/movie').length;
-    expect(await resolveUnknownIds(createCatalogService([provider], logger), queries, logger)).toEqual({ unknown: 6, asked: 6, found: 5 });
+    expect(await resolveUnknownIds(createCatalogService([provider], logger), queries, noOwner, logger)).toEqual({ unknown: 6, asked: 6, found: 5 });
     const sent = tmdb.seen('/search/movie').slice(before).map((request) => request.query.get('query'));
     expect(sent.sort()).toEqual([...odd].sort()); // the long one was never sent
     const result = await applyImportDocuments({ accountId: account.id, documents: () => documents });
@@ -380,7 +383,7 @@ describe('matching by title and year through the catalogs\' search', () => {
     collectIdQueries(documents[0]!, queries);
     expect(queries.size).toBe(ids + titled);
     warnings.length = 0;
-    const summary = await resolveUnknownIds(catalog, queries, logger);
+    const summary = await resolveUnknownIds(catalog, queries, noOwner, logger);
     expect(summary).toEqual({ unknown: ids + titled, asked: importCatalogLookups.perRequest, found: 0 });
     expect(calls).toEqual({ resolve: ids, search: importCatalogLookups.perRequest - ids });
     expect(warnings).toContain(`import: ${titled} titles unknown to the catalog, searching for ${importCatalogLookups.perRequest - ids} (importCatalogLookups.perRequest, ids first)`);

@@ -118,6 +118,8 @@ describe('POST /api/import/tvtime with Unix times and local plain times', () => 
     expect(answer.status).toBe(200);
     expect(answer.json.notes[0].note).toMatch(new RegExp(`read as local times in ${zone} \\(the time zone chosen for this import\\)$`));
     expect(answer.json.imported.history).toBe(1_328);
+    // As a catalog's answer would, the shows the file created become shared: the next accounts import into them.
+    await db().show.updateMany({ where: { ownerAccountId: account.id }, data: { ownerAccountId: null } });
 
     // The account's zone (UTC) instead: plain times land three hours early, beside the Unix ones.
     const other = await makeAccount({ timezone: 'UTC' });

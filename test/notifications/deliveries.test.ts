@@ -13,6 +13,7 @@ import { parseTargetPolicy } from '../../src/webhooks/target-policy.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie } from '../support/factories.ts';
 import { startWebhookReceiver, type ReceiverAnswer } from '../support/webhook-receiver.ts';
+import { findWebhook } from '../../src/accounts/webhook-setting.ts';
 
 initSecretKey(await useTestDatabase());
 
@@ -98,8 +99,9 @@ describe('deliverNotification', () => {
     expect(await gone.deliver()).toEqual({ done: true, outcome: 'gone', attempt: 1 });
     expect(await rowOf(gone.id)).toMatchObject({ status: 'failed' });
     const account = await db().account.findUniqueOrThrow({ where: { id: gone.account.id } });
-    expect(account.webhookDisabledAt).toBeInstanceOf(Date);
-    expect(account.webhookDisabledReason).toMatch(/410/);
+    const webhook = await findWebhook(account.id);
+    expect(webhook?.disabledAt).toBeInstanceOf(Date);
+    expect(webhook?.disabledReason).toMatch(/410/);
     // Turned off: no more releases are found for it until the URL is set again.
     const later = await makeMovie({ releaseDate: today });
     await setFollow({ accountId: gone.account.id, kind: 'movie', id: later.id, followed: true });

@@ -86,7 +86,7 @@ describe('findNewReleases', () => {
     expect(await findNewReleases({ accountId: silent.id, now })).toEqual([]);
     await updateAccount({ name: silent.name, webhookUrl: 'https://hooks.example.com/x' });
     expect(await findNewReleases({ accountId: silent.id, now })).toHaveLength(1);
-    await db().account.update({ where: { id: silent.id }, data: { webhookDisabledAt: now } });
+    await db().notificationChannel.updateMany({ where: { accountId: silent.id, kind: 'webhook' }, data: { enabled: false, disabledAt: now } });
     expect(await findNewReleases({ accountId: silent.id, now })).toEqual([]);
   });
 

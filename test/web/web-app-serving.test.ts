@@ -43,6 +43,13 @@ describe('the HTML shell', () => {
     }
   });
 
+  it("allows images only from this server and the catalogs' image hosts (issue 31, item 7)", async () => {
+    const policy = (await get('/', html)).headers.get('content-security-policy')!;
+    const images = policy.split('; ').find((directive) => directive.startsWith('img-src '));
+    expect(images).toBe("img-src 'self' data: https://image.tmdb.org https://artworks.thetvdb.com https://images.igdb.com");
+    expect(policy).toContain("default-src 'self'");
+  });
+
   it('answers other paths with the shell only for a browser asking for HTML', async () => {
     const page = await get('/library/shows/12', html);
     expect(page.status).toBe(200);

@@ -42,12 +42,12 @@ it('reports a refusing receiver, an address the policy refuses and a dead port w
   expect(refused).toMatchObject({ ok: false, status: 500, error: 'the receiver answered HTTP 500 Internal Server Error' });
   expect(refused.responseBody.length).toBe(4096); // capped as every delivery reads it
 
-  await db().account.update({ where: { id: user.id }, data: { webhookUrl: 'http://10.0.0.1/hook' } });
+  await updateAccount({ name: user.name, webhookUrl: 'http://10.0.0.1/hook' });
   const policy = (await graphql(app, user.token, send)).json.data.sendTestNotification.data;
   expect(policy).toMatchObject({ ok: false, status: null, responseBody: null });
   expect(policy.error).toMatch(/private/);
 
-  await db().account.update({ where: { id: user.id }, data: { webhookUrl: 'http://127.0.0.1:1/hook' } });
+  await updateAccount({ name: user.name, webhookUrl: 'http://127.0.0.1:1/hook' });
   const dead = (await graphql(app, user.token, send)).json.data.sendTestNotification.data;
   expect(dead).toMatchObject({ ok: false, status: null });
   expect(dead.error).toMatch(/refused/i);

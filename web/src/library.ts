@@ -66,7 +66,38 @@ const SetFollow = graphql(`
   }
 `);
 
+const SetUpNextRule = graphql(`
+  mutation SetUpNextRule($input: SetUpNextRuleInput!) {
+    setUpNextRule(input: $input) {
+      __typename
+      ... on MutationSetUpNextRuleSuccess {
+        data {
+          changed
+          feedVersion
+        }
+      }
+      ... on Error {
+        message
+      }
+    }
+  }
+`);
+
 export type WatchKind = 'EPISODE' | 'MOVIE' | 'GAME';
+export type UpNextRule = 'AFTER_LAST_WATCHED' | 'FIRST_UNWATCHED';
+
+/** How each up-next rule is said on the pages. */
+export const upNextRuleText: Record<UpNextRule, string> = {
+  AFTER_LAST_WATCHED: 'the episode after the furthest watched',
+  FIRST_UNWATCHED: 'the first unwatched aired episode',
+};
+
+/** Sets the account's up-next rule, or a show's own (null: the account's again). */
+export async function setUpNextRule(rule: UpNextRule | null, showId?: number): Promise<void> {
+  const result = await ownWrite(async () => (await request(SetUpNextRule, { input: { rule, showId } })).setUpNextRule);
+  if (result.__typename !== 'MutationSetUpNextRuleSuccess') throw new Error(result.message);
+  notifyLibraryChanged();
+}
 export type MarkDate = 'NOW' | 'AIR_DATE' | 'UNKNOWN';
 export type FollowKind = 'SHOW' | 'MOVIE' | 'GAME';
 

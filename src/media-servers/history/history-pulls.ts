@@ -193,11 +193,11 @@ export async function runPull(props: RunPullProps): Promise<void> {
     if (props.catalog) {
       const queries = new Map<string, PrepassQuery>();
       collectIdQueries(document, queries);
-      await resolveUnknownIds(props.catalog, queries, props.logger, importBudget(props.catalog, row.accountId));
+      await resolveUnknownIds(props.catalog, queries, row.accountId, props.logger, importBudget(props.catalog, row.accountId));
     }
     const stillThere = await db().mediaServerHistory.findUnique({ where: { id: row.id }, select: { cancelRequested: true } });
     if (!stillThere || stillThere.cancelRequested) throw new Cancelled();
-    const result = await applyImportDocuments({ accountId: row.accountId, documents: () => [document], dryRun: row.dryRun, now: now() });
+    const result = await applyImportDocuments({ accountId: row.accountId, documents: () => [document], dryRun: row.dryRun, now: now(), imageOrigins: props.catalog?.imageOrigins() });
     const report: ImportSummary = { imported: result.imported, skipped: result.skipped, notes: result.notes, unmatched: result.unmatched, dryRun: row.dryRun };
     await finish({ state: 'done', report: JSON.stringify(report), error: null });
   } catch (error) {

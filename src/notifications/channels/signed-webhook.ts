@@ -1,5 +1,6 @@
 import { InputError } from '../../errors.ts';
 import { sendWebhook } from '../../webhooks/send-webhook.ts';
+import { describeWebhookUrl } from '../../webhooks/webhook-summary.ts';
 import type { ChannelKind, ChannelMessage, ChannelTarget, SendOutcome } from './channel.ts';
 
 /**
@@ -38,10 +39,7 @@ export const signedWebhookKind: ChannelKind<SignedWebhookTarget> = {
   parse() {
     throw new InputError('webhook: the signed webhook is set up with its URL and the secret Airdate makes for it, not an Apprise URL', 'url');
   },
-  describe(target) {
-    const url = new URL(target.url);
-    return `Signed webhook to ${url.origin}${url.pathname === '/' ? '' : '/…'}`;
-  },
+  describe: (target) => describeWebhookUrl(target.url),
   async send(target, message, context): Promise<SendOutcome> {
     const result = await sendWebhook({
       url: target.url,

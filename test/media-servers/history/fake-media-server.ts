@@ -111,16 +111,18 @@ const json = (response: ServerResponse, body: unknown) => send(response, 200, JS
 /**
  * `count` played episodes in Jellyfin's shape (the fixture's first item as the template): shows of
  * 10 seasons of 10 episodes, each show with its own TheTVDB id (ids no catalog holds: the import
- * makes their rows), each episode its own TheTVDB id; and the shows for `Ids=`.
+ * makes their rows), each episode its own TheTVDB id; and the shows for `Ids=`. The shows' ids
+ * start at `firstShowTvdb`: a row an import made is its account's alone until a catalog knows it
+ * (docs/security.md), so another account's pull of the same shows would find them unmatched.
  */
-export function generatedJellyfinLibrary(count: number): { items: Record<string, unknown>[]; series: Record<string, unknown>[] } {
+export function generatedJellyfinLibrary(count: number, firstShowTvdb = 9_000_000): { items: Record<string, unknown>[]; series: Record<string, unknown>[] } {
   const template = fixture('jellyfin-played-items.json').Items[0] as Record<string, unknown>;
   const items: Record<string, unknown>[] = [];
   const series: Record<string, unknown>[] = [];
   for (let index = 0; index < count; index += 1) {
     const show = Math.floor(index / 100);
     const seriesId = `series${String(show).padStart(28, '0')}`;
-    if (index % 100 === 0) series.push({ Name: `Generated Show ${show}`, Id: seriesId, Type: 'Series', IsFolder: true, ProviderIds: { Tvdb: String(9_000_000 + show) } });
+    if (index % 100 === 0) series.push({ Name: `Generated Show ${show}`, Id: seriesId, Type: 'Series', IsFolder: true, ProviderIds: { Tvdb: String(firstShowTvdb + show) } });
     items.push({
       ...template,
       Name: `Episode ${index}`,

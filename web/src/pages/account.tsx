@@ -3,6 +3,7 @@ import { request } from '../client.ts';
 import { Notice, PageTitle, useAction, useLoad } from '../components.tsx';
 import { graphql } from '../graphql.ts';
 import { AccountSecurity } from './account-security.tsx';
+import { UpNextRuleSettings } from './account-up-next.tsx';
 
 const AccountQuery = graphql(`
   query AccountSettings {
@@ -39,6 +40,7 @@ export default function AccountPage() {
       {error && <p role="alert">{error}</p>}
       {!viewer && !error && <p class="loading">Loading…</p>}
       {viewer && <TimezoneForm current={viewer.timezone} reload={reload} />}
+      <UpNextRuleSettings />
       <AccountSecurity />
     </section>
   );

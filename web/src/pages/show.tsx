@@ -4,7 +4,7 @@ import type { RefObject } from 'preact';
 import { request } from '../client.ts';
 import { errorText, Notice, PageTitle, useLoad, type Outcome } from '../components.tsx';
 import { graphql, type ResultOf } from '../graphql.ts';
-import { formatDate, markEpisodes, markItems, setFollow, type EpisodeScope, type MarkDate } from '../library.ts';
+import { formatDate, markEpisodes, markItems, setFollow, setUpNextRule, upNextRuleText, type EpisodeScope, type MarkDate, type UpNextRule } from '../library.ts';
 import { useLibraryChanged, type LibraryChange } from '../library-events.ts';
 import { useLocation } from '../router.ts';
 import { Poster } from '../media.tsx';
@@ -17,6 +17,9 @@ const ShowHead = graphql(`
   query ShowHead($id: Int!) {
     summary {
       date
+    }
+    viewer {
+      upNextRule
     }
     show(id: $id) {
       databaseId
@@ -43,6 +46,14 @@ const ShowHead = graphql(`
         watchedCount
         watchedAiredCount
       }
+      skippedEpisodeCount
+      firstSkippedEpisode {
+        databaseId
+        season
+        code
+      }
+      upNextRule
+      ownUpNextRule
     }
   }
 `);
@@ -71,9 +82,9 @@ export type EpisodeRow = NonNullable<ResultOf<typeof SeasonEpisodes>['show']>['e
 /** A show this small is drawn whole, every season open, from one request. */
 const smallShow = 150;
 
-async function loadHead(id: number): Promise<{ show: Show | null; today: string }> {
+async function loadHead(id: number): Promise<{ show: Show | null; today: string; accountRule?: UpNextRule }> {
   const head = await request(ShowHead, { id });
-  return { show: head.show, today: head.summary.date };
+  return { show: head.show, today: head.summary.date, accountRule: head.viewer.upNextRule };
 }
 
 /** The episodes of `season` (null: all of them), by season and number. */
@@ -362,6 +373,28 @@ export default function ShowPage() {
     }
   };
 
+  /** Opens an episode's season and brings the episode into view. */
+  const goTo = (season: number, episodeId: number) => {
+    scrollTarget.current = { season, episodeId };
+    openSeason(season, false);
+    askScroll((count) => count + 1);
+  };
+
+  const [ruleBusy, setRuleBusy] = useState(false);
+  const changeRule = async (rule: UpNextRule | null) => {
+    if (!show) return;
+    setRuleBusy(true);
+    setOutcome(null);
+    try {
+      await setUpNextRule(rule, show.databaseId);
+      setOutcome({ kind: 'ok', text: rule === null ? `Up next for ${show.title} follows the account's choice again.` : `Up next for ${show.title} now offers ${upNextRuleText[rule]}.` });
+    } catch (failure) {
+      setOutcome({ kind: 'error', text: `The choice was not saved: ${errorText(failure)}` });
+    } finally {
+      setRuleBusy(false);
+    }
+  };
+
   const follow = async (change: { followed?: boolean; archived?: boolean }, done: string) => {
     if (!show) return;
     setFollowBusy(true);
@@ -429,17 +462,29 @@ export default function ShowPage() {
             <button type="button" class="primary" onClick={() => void toggle(nextRow)}>
               Watched<span class="visually-hidden"> {next.code}</span>
             </button>{' '}
-            <button type="button" class="link" onClick={() => {
-              scrollTarget.current = { season: next.season, episodeId: next.databaseId };
-              openSeason(next.season, false);
-              askScroll((count) => count + 1);
-            }}>
+            <button type="button" class="link" onClick={() => goTo(next.season, next.databaseId)}>
               Show in the list<span class="visually-hidden"> ({next.code})</span>
             </button>
           </p>
         ) : (
-          <p class="hint">{show.episodeCount === 0 ? 'The catalog has no episodes of this show yet.' : 'Nothing aired is left to watch.'}</p>
+          <p class="hint">{show.episodeCount === 0 ? 'The catalog has no episodes of this show yet.' : show.skippedEpisodeCount > 0 ? 'Nothing aired is left after the furthest watched.' : 'Nothing aired is left to watch.'}</p>
         )}
+        {show.skippedEpisodeCount > 0 && show.firstSkippedEpisode && (
+          <p class="holes">
+            {show.skippedEpisodeCount} earlier {show.skippedEpisodeCount === 1 ? 'episode' : 'episodes'} not watched.{' '}
+            <button type="button" class="link" onClick={() => goTo(show.firstSkippedEpisode!.season, show.firstSkippedEpisode!.databaseId)}>
+              Show the first ({show.firstSkippedEpisode.code})
+            </button>
+          </p>
+        )}
+        <div class="field inline">
+          <label for="up-next-rule">Up next offers</label>
+          <select id="up-next-rule" value={show.ownUpNextRule ?? ''} disabled={ruleBusy} onChange={(event) => void changeRule((event.currentTarget.value || null) as UpNextRule | null)}>
+            <option value="">the account's choice ({ruleShort[data.accountRule ?? show.upNextRule]})</option>
+            <option value="AFTER_LAST_WATCHED">{ruleShort.AFTER_LAST_WATCHED}</option>
+            <option value="FIRST_UNWATCHED">{ruleShort.FIRST_UNWATCHED}</option>
+          </select>
+        </div>
       </section>
       {progress.length > 1 && (
         <div class="field inline season-jump">
@@ -489,6 +534,9 @@ function startingPoint(show: Show): { season: number; episodeId: number | null }
   const season = watchedIn ?? regular[0] ?? show.seasons[0];
   return season ? { season: season.number, episodeId: null } : null;
 }
+
+/** The up-next rules as a list of choices words them. */
+const ruleShort: Record<UpNextRule, string> = { AFTER_LAST_WATCHED: 'after the furthest watched', FIRST_UNWATCHED: 'the first unwatched' };
 
 const seasonTitle = (number: number) => (number === 0 ? 'Specials' : `Season ${number}`);
 
