@@ -120,6 +120,11 @@ export async function claimState(accountId: number, from: string, stateKey: stri
   return count === 1;
 }
 
+/** Where the device's watch events stand now (undefined: no device). */
+export async function watchCursor(accountId: number): Promise<number | undefined> {
+  return (await db().mqttDevice.findUnique({ where: { accountId }, select: { lastWatchEventId: true } }))?.lastWatchEventId;
+}
+
 /** Claims telling the events after `from` up to `to`: true when this call did. */
 export async function claimEvents(accountId: number, field: 'lastWatchEventId' | 'lastNotificationId', from: number, to: number): Promise<boolean> {
   const { count } = await db().mqttDevice.updateMany({ where: { accountId, [field]: from }, data: { [field]: to } });

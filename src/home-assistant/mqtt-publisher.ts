@@ -22,6 +22,7 @@ import {
   releasesAfter,
   sensorInput,
   stateKeyOf,
+  watchCursor,
   watchesAfter,
   type DeviceView,
 } from './mqtt-devices.ts';
@@ -99,6 +100,34 @@ export function createHomeAssistantMqtt(options: HomeAssistantMqttOptions): Home
     await publishStates(device, catalog);
   }
 
+  /**
+   * The watches after the device's cursor as events, claimed by moving the cursor. Read from the
+   * row now, not the round's view: another process may have moved it meanwhile (telling the watches
+   * up to there), and a claim that loses to it tries again from where it is.
+   */
+  async function tellWatches(device: DeviceView): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const from = await watchCursor(device.accountId);
+      if (from === undefined) return;
+      const { lastId, watches } = await watchesAfter(device.accountId, from);
+      if (lastId === from) return;
+      if (!(await claimEvents(device.accountId, 'lastWatchEventId', from, lastId))) continue;
+      await publishAll(
+        watches.map((watch) =>
+          eventMessage(topics, device.deviceId, 'watch', {
+            event_type: watch.kind,
+            id: watch.id,
+            title: fitJsonCost(watch.title, homeAssistantSummary.textCost),
+            episode: watch.episode,
+            episode_title: watch.episodeTitle === null ? null : fitJsonCost(watch.episodeTitle, homeAssistantSummary.textCost),
+            watched_at: watch.at.toISOString(),
+          }),
+        ),
+      );
+      return;
+    }
+  }
+
   /** One device's round. */
   async function step(device: DeviceView, catalog: number, newReleases: Set<number>): Promise<void> {
     const { account, accountId } = device;
@@ -133,21 +162,7 @@ export function createHomeAssistantMqtt(options: HomeAssistantMqttOptions): Home
         throw error;
       }
       // A watch bumps the feed version in its transaction: the watches are looked for with the states.
-      const { lastId, watches } = await watchesAfter(accountId, device.lastWatchEventId);
-      if (lastId !== device.lastWatchEventId && (await claimEvents(accountId, 'lastWatchEventId', device.lastWatchEventId, lastId))) {
-        await publishAll(
-          watches.map((watch) =>
-            eventMessage(topics, device.deviceId, 'watch', {
-              event_type: watch.kind,
-              id: watch.id,
-              title: fitJsonCost(watch.title, homeAssistantSummary.textCost),
-              episode: watch.episode,
-              episode_title: watch.episodeTitle === null ? null : fitJsonCost(watch.episodeTitle, homeAssistantSummary.textCost),
-              watched_at: watch.at.toISOString(),
-            }),
-          ),
-        );
-      }
+      await tellWatches(device);
     }
     // Releases are recorded by the release check (notifications/), which bumps no version.
     if (!newReleases.has(accountId)) return;

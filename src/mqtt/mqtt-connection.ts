@@ -37,6 +37,9 @@ export interface MqttConnection {
 
 const backOff = { firstMs: 1_000, maxMs: 60_000 } as const;
 
+/** How long a stopping server waits for the broker to take its `offline`. */
+const closeWaitMs = 2_000;
+
 /** A gauge of the connection, for the metrics: 1 connected, 0 not (or MQTT off: no connection). */
 export function mqttConnectedGauge(connection: () => MqttConnection | undefined): GaugeSource {
   return { name: 'airdate_mqtt_connected', help: 'Whether the server is connected to the MQTT broker (AIRDATE_MQTT_URL): 1 yes, 0 no.', read: () => (connection()?.connected() ? 1 : 0) };
@@ -129,8 +132,14 @@ export function createMqttConnection(settings: MqttSettings, logger: Logger, opt
     async close() {
       closing = true;
       if (client.connected) {
-        await client.unsubscribeAsync(availabilityTopic).catch(() => undefined);
-        await client.publishAsync(availabilityTopic, 'offline', { qos: 1, retain: true }).catch(() => undefined);
+        // Bounded: a broker that went away as the server stops never acknowledges, and the stop must go on.
+        const goodbye = (async () => {
+          await client.unsubscribeAsync(availabilityTopic);
+          await client.publishAsync(availabilityTopic, 'offline', { qos: 1, retain: true });
+        })().catch(() => undefined);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([goodbye, new Promise((done) => (timer = setTimeout(done, closeWaitMs)))]);
+        clearTimeout(timer);
       }
       await client.endAsync(true).catch(() => undefined);
     },
