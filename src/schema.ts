@@ -18,6 +18,7 @@ import './notifications/notifications-schema.ts';
 import './imports/pending-imports-schema.ts';
 import './notifications/webhook-test-schema.ts';
 import './notifications/channels-schema.ts';
+import './notifications/show-mutes-schema.ts';
 import './accounts/account-links-schema.ts';
 import './media-servers/media-servers-schema.ts';
 import './media-servers/history/history-schema.ts';

@@ -10,6 +10,7 @@ import { storedChannelEvents } from './channel-events.ts';
 import { storedMessage } from './channel-outcomes.ts';
 import { writeNotification } from './notification-text.ts';
 import { episodeEvent, releaseMessages } from './release-messages.ts';
+import { mutedShowIds } from './show-mutes.ts';
 import type { ReleasedEntry } from './release-messages.ts';
 
 /** Releases missed while no check ran (server down) are still notified this many days later. */
@@ -41,7 +42,7 @@ export interface ReleasedItem {
 export const itemKeyOf = (kind: WatchKind, id: number): string => `${kind}:${id}`;
 
 /**
- * The followed, non-archived, unwatched items of an account that released (in the account's time
+ * The followed, non-archived, unwatched items of an account (but the episodes of shows it muted) that released (in the account's time
  * zone) between `catchUpDays` ago and today, that it has not been notified about, and that had not
  * yet released when it followed them. Empty when the account announces no releases (no channel
  * turned on, no Home Assistant over MQTT).
@@ -79,12 +80,13 @@ export async function findNewReleases(props: { accountId: number; now: Date }): 
     },
   });
 
+  const muted = await mutedShowIds(props.accountId);
   const seasonEnds = await lastEpisodeNumbers(rows.flatMap((row) => (row.show ? [row.show.id] : [])));
   const candidates: ReleasedItem[] = [];
   for (const row of rows) {
     const followedOn = localDate(account.timezone, row.followedAt!);
     const released = (date: string | null): date is string => date !== null && date >= followedOn;
-    if (row.show) {
+    if (row.show && !muted.has(row.show.id)) {
       for (const episode of row.show.episodes) {
         if (!released(episode.airDate)) continue;
         const code = episodeCode(episode.season, episode.number);
@@ -241,6 +243,7 @@ export async function findAccountsToCheck(now: Date): Promise<number[]> {
       AND (EXISTS (SELECT 1 FROM "NotificationChannel" c WHERE c."accountId" = l."accountId" AND c."enabled" = true)
         OR EXISTS (SELECT 1 FROM "Account" a WHERE a."id" = l."accountId" AND a."homeAssistantMqtt" = true))
       AND (EXISTS (SELECT 1 FROM "Episode" e WHERE e."showId" = l."showId" AND e."airDate" >= ${from} AND e."airDate" <= ${to}
+            AND NOT EXISTS (SELECT 1 FROM "MutedShow" ms WHERE ms."accountId" = l."accountId" AND ms."showId" = l."showId")
             AND NOT EXISTS (SELECT 1 FROM "Notification" n WHERE n."accountId" = l."accountId" AND n."itemKey" = 'episode:' || e."id")
             AND NOT EXISTS (SELECT 1 FROM "WatchState" w WHERE w."accountId" = l."accountId" AND w."episodeId" = e."id" AND w."watched" = true))
         OR EXISTS (SELECT 1 FROM "Movie" m WHERE m."id" = l."movieId" AND m."releaseDate" >= ${from} AND m."releaseDate" <= ${to}

@@ -3,12 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { initSecretKey } from '../../src/keys/secret-key.ts';
 import { updateAccount } from '../../src/accounts/accounts.ts';
-import { setFollow } from '../../src/library/library.ts';
+import { setFollow, setWatched } from '../../src/library/library.ts';
 import { channelLimits } from '../../src/limits.ts';
 import type { ChannelServices } from '../../src/notifications/channel-services.ts';
 import { deliverNotification, findDueNotifications, prepareRedelivery } from '../../src/notifications/deliveries.ts';
 import { addChannel, subscribeWebPush } from '../../src/notifications/notification-channels.ts';
-import { recordReleaseNotifications } from '../../src/notifications/releases.ts';
+import { findAccountsToCheck, recordReleaseNotifications } from '../../src/notifications/releases.ts';
+import { setShowMuted } from '../../src/notifications/show-mutes.ts';
 import { parseTargetPolicy } from '../../src/webhooks/target-policy.ts';
 import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie, makeShow } from '../support/factories.ts';
@@ -97,6 +98,48 @@ describe('a release reaches each channel that chose it, once', () => {
     expect(await record(user.id)).toHaveLength(1);
     await deliverAll(user.id);
     expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ title: 'Andor season 2 premieres' });
+    expect(await record(user.id)).toEqual([]);
+  });
+});
+
+describe('rules before anything is sent', () => {
+  it('tells nothing of a muted show on any channel, and again once unmuted', async () => {
+    const user = await makeAccount();
+    const episodes = [{ season: 1, number: 4, airDate: today }, { season: 1, number: 5, airDate: '2099-01-01' }];
+    const muted = await makeShow({ title: 'Muted', episodes });
+    const heard = await makeShow({ title: 'Heard', episodes });
+    await followed(user.id, { kind: 'show', id: muted.id });
+    await followed(user.id, { kind: 'show', id: heard.id });
+    const { receiver } = await jsonChannel(user.id);
+    await setShowMuted({ accountId: user.id, showId: muted.id, muted: true });
+    await setShowMuted({ accountId: user.id, showId: muted.id, muted: true });
+    expect(await findAccountsToCheck(new Date())).toContain(user.id);
+    await record(user.id);
+    await deliverAll(user.id);
+    expect(receiver.requests.map((request) => JSON.parse(request.body).title)).toEqual(["Heard S1E4 'Episode 4' is out"]);
+    // Another account's mute is its own.
+    const other = await makeAccount();
+    await followed(other.id, { kind: 'show', id: muted.id });
+    const { receiver: others } = await jsonChannel(other.id);
+    await record(other.id);
+    await deliverAll(other.id);
+    expect(others.requests).toHaveLength(1);
+    await setShowMuted({ accountId: user.id, showId: muted.id, muted: false });
+    expect(await record(user.id)).toHaveLength(1);
+  });
+
+  it('tells nothing of a watched item, an archived or unfollowed show', async () => {
+    const user = await makeAccount();
+    const watchedMovie = await makeMovie({ title: 'Seen', releaseDate: today });
+    await followed(user.id, { kind: 'movie', id: watchedMovie.id });
+    await setWatched({ accountId: user.id, kind: 'movie', id: watchedMovie.id, watched: true });
+    const archived = await makeShow({ episodes: [{ number: 2, airDate: today }] });
+    await followed(user.id, { kind: 'show', id: archived.id });
+    await setFollow({ accountId: user.id, kind: 'show', id: archived.id, archived: true });
+    const unfollowed = await makeShow({ episodes: [{ number: 2, airDate: today }] });
+    await followed(user.id, { kind: 'show', id: unfollowed.id });
+    await setFollow({ accountId: user.id, kind: 'show', id: unfollowed.id, followed: false });
+    await jsonChannel(user.id);
     expect(await record(user.id)).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { vapidKeys } from '../../src/keys/vapid-keys.ts';
 import { channelLimits } from '../../src/limits.ts';
 import { deviceName } from '../../src/notifications/device-name.ts';
 import { useTestApp } from '../support/database.ts';
-import { makeAccount } from '../support/factories.ts';
+import { makeAccount, makeShow } from '../support/factories.ts';
 import { call, graphql } from '../support/http.ts';
 import { answering, hasOpenssl, selfSignedCertificate, startHttpsReceiver, startReceiver } from '../support/channel-peers.ts';
 
@@ -228,4 +228,19 @@ describe.skipIf(!hasOpenssl)(`web push subscriptions${hasOpenssl ? '' : ' (SKIPP
     expect(pushService.requests[0]!.headers['content-encoding']).toBe('aes128gcm');
     expect(await db().notificationChannel.count({ where: { accountId: user.id } })).toBe(0);
   });
+});
+
+it('mutes a show through GraphQL; an unknown show is NOT_FOUND', async () => {
+  const user = await makeAccount();
+  const show = await makeShow({ title: 'Loud' });
+  const mute = `mutation($showId: Int!, $muted: Boolean!) { setShowNotificationsMuted(showId: $showId, muted: $muted) {
+    __typename ... on MutationSetShowNotificationsMutedSuccess { data { databaseId notificationsMuted } } ... on Error { code } } }`;
+  expect((await graphql(app, user.token, mute, { showId: show.id, muted: true })).json.data.setShowNotificationsMuted.data).toEqual({ databaseId: show.id, notificationsMuted: true });
+  // Muted for this account only.
+  const other = await makeAccount();
+  const read = `query($id: Int!) { show(id: $id) { notificationsMuted } }`;
+  expect((await graphql(app, other.token, read, { id: show.id })).json.data.show).toEqual({ notificationsMuted: false });
+  expect((await graphql(app, user.token, read, { id: show.id })).json.data.show).toEqual({ notificationsMuted: true });
+  expect((await graphql(app, user.token, mute, { showId: show.id, muted: false })).json.data.setShowNotificationsMuted.data.notificationsMuted).toBe(false);
+  expect((await graphql(app, user.token, mute, { showId: 2_000_000_000, muted: true })).json.data.setShowNotificationsMuted).toEqual({ __typename: 'NotFoundError', code: 'NOT_FOUND' });
 });
