@@ -2,7 +2,7 @@ import { isListType, isNonNullType, isObjectType, type GraphQLOutputType } from 
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.ts';
 import { addDays, localDate } from '../../src/time/dates.ts';
-import { listLimits, mediaServerLimits, reportListWeight } from '../../src/limits.ts';
+import { channelLimits, listLimits, mediaServerLimits, reportListWeight } from '../../src/limits.ts';
 import { mediaServerSources } from '../../src/media-servers/sources/media-event.ts';
 import { schema } from '../../src/schema.ts';
 import { maxServerUsers } from '../../src/media-servers/history/pulled-play.ts';
@@ -34,9 +34,16 @@ describe('every list the library or the catalog can grow', () => {
     // source) and a connection's user names (mediaServerLimits.usersPerConnection), costed at those bounds.
     // A mark's answer: one id per item the request named (at most markLimits.items), integers with no selection.
     // A media server's history pulls (one per server kind) and its users (at most maxServerUsers).
-    expect(unpaged.sort()).toEqual(['Account.mediaServerConnections', 'Account.mediaServerHistories', 'ImportResult.notes', 'ImportResult.skipped', 'ImportResult.unmatched', 'MarkResult.historyIds', 'MarkResult.itemIds', 'MediaServerConnection.users', 'Query.mediaServerUsers']);
+    // An account's notification channels (at most channelLimits.perAccount); the channel kinds, their
+    // schemes and events, and a channel's events: lists of names the server defines, no selection.
+    expect(unpaged.sort()).toEqual([
+      'Account.mediaServerConnections', 'Account.mediaServerHistories', 'Account.notificationChannels', 'ImportResult.notes', 'ImportResult.skipped', 'ImportResult.unmatched',
+      'MarkResult.historyIds', 'MarkResult.itemIds', 'MediaServerConnection.users', 'NotificationChannel.events', 'NotificationChannelKind.defaultEvents', 'NotificationChannelKind.schemes',
+      'Query.mediaServerUsers', 'Query.notificationChannelKinds',
+    ]);
     const account = schema.getType('Account');
     expect(isObjectType(account) && account.getFields().mediaServerConnections!.extensions.complexity).toEqual({ field: 1, multiplier: mediaServerSources.length });
+    expect(isObjectType(account) && account.getFields().notificationChannels!.extensions.complexity).toEqual({ field: 1, multiplier: channelLimits.perAccount });
     const query = schema.getType('Query');
     expect(isObjectType(query) && query.getFields().mediaServerUsers!.extensions.complexity).toEqual({ field: 1, multiplier: maxServerUsers });
     expect(isObjectType(account) && account.getFields().mediaServerHistories!.extensions.complexity).toEqual({ field: 1, multiplier: historyKinds.length });
