@@ -86,11 +86,16 @@ describe('titles of a megabyte (another account\'s calendar allocated until the 
     const longest = 'y'.repeat(catalogLengths.title);
     const episodes = Array.from({ length: 40 }, (_, index) => ({ season: 2, number: index + 1, title: longest, airDate: addDays(today, index % 7), history: [] }));
     expect((await upload(app, '/api/import/airdate', a.token, { 'export.json': showExport(b.show.tmdbId!, longest, episodes) })).status).toBe(200);
-    // Each event, item and search result carries at most a few 500-character texts: 41 episodes stay under ~4 KB each.
+    // Episodes a file adds to a shared show take neither title nor air date from it (issue 31, item 7:
+    // only a catalog writes what others see), so B's feeds and calendar stay as they were.
+    const added = await db().episode.findMany({ where: { showId: b.show.id, season: 2 } });
+    expect(added).toHaveLength(40);
+    expect(added.every((episode) => episode.title === null && episode.airDate === null)).toBe(true);
+    // Each event, item and search result carries at most a few 500-character texts.
     await expectServed(b.account.token, b.title, 41 * 4_096);
     const calendar = await call(app, 'GET', '/api/calendar.ics', { queryToken: b.account.token });
     const events = calendar.text.split('BEGIN:VEVENT').slice(1);
-    expect(events).toHaveLength(41);
+    expect(events).toHaveLength(1);
     for (const event of events) expect(Buffer.byteLength(event)).toBeLessThan(4_096);
   });
 });
