@@ -117,7 +117,8 @@ export function checkAirdateDatabase(file: string): string[] {
     } catch (error) {
       throw new InputError(`${file} is not a usable SQLite database: ${messageOf(error)}`);
     }
-    if (verdict.length !== 1 || verdict[0] !== 'ok') throw new InputError(`${file} is damaged (integrity_check: ${verdict[0]})`);
+    // Its first finding on one line: SQLite writes some over several ("*** in database main ***\nPage 5: …").
+    if (verdict.length !== 1 || verdict[0] !== 'ok') throw new InputError(`${file} is damaged (integrity_check: ${verdict[0]!.replace(/\s+/g, ' ').trim().slice(0, 300)})`);
     const tables = new Set((database.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((row) => row.name));
     if (!tables.has('_prisma_migrations') || !tables.has('Account')) throw new InputError(`${file} is a SQLite database but not an Airdate one (no Account or _prisma_migrations table)`);
     const recorded = database
