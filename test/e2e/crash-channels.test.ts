@@ -8,7 +8,6 @@ import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie } from '../support/factories.ts';
 import { jobRows } from '../support/jobs.ts';
 import { crashRuns } from '../support/crash-runs.ts';
-import { serverProcesses } from '../support/server-processes.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { addChannel } from '../../src/notifications/notification-channels.ts';
 import { parseTargetPolicy } from '../../src/webhooks/target-policy.ts';
@@ -23,20 +22,10 @@ import { parseTargetPolicy } from '../../src/webhooks/target-policy.ts';
 const config = await useTestDatabase();
 initSecretKey(config);
 
-const env = {
-  AIRDATE_DATA_DIR: config.dataDir,
-  DATABASE_URL: config.database.url,
-  AIRDATE_LOG_LEVEL: 'warn',
-  AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback',
-  AIRDATE_WEBHOOK_TIMEOUT_MS: '1500',
-  AIRDATE_JOB_POLL_MS: '100',
-  AIRDATE_JOB_LOCK_MS: '1000',
-};
-const serve = serverProcesses(config, env);
 const channelServices = { policy: parseTargetPolicy('loopback'), timeoutMs: 1_500, smtpDefault: undefined, publicOrigin: 'http://localhost' };
 const today = new Date().toISOString().slice(0, 10);
 
-const { crashAt, waitUntil } = crashRuns(env);
+const { serve, crashAt, waitUntil } = crashRuns(config);
 
 describe('a release to several channels when its processes are killed at each step', () => {
   it('records every channel’s message at once, and delivers each under its one key whatever step the kills hit', { timeout: 180_000 }, async () => {

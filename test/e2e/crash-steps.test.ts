@@ -8,7 +8,6 @@ import { useTestDatabase } from '../support/database.ts';
 import { makeAccount, makeMovie } from '../support/factories.ts';
 import { jobRows } from '../support/jobs.ts';
 import { crashRuns } from '../support/crash-runs.ts';
-import { serverProcesses } from '../support/server-processes.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
@@ -24,19 +23,9 @@ import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 const config = await useTestDatabase();
 initSecretKey(config);
 
-const env = {
-  AIRDATE_DATA_DIR: config.dataDir,
-  DATABASE_URL: config.database.url,
-  AIRDATE_LOG_LEVEL: 'warn',
-  AIRDATE_WEBHOOK_ALLOWED_HOSTS: 'loopback',
-  AIRDATE_WEBHOOK_TIMEOUT_MS: '1500',
-  AIRDATE_JOB_POLL_MS: '100',
-  AIRDATE_JOB_LOCK_MS: '1000',
-};
-const serve = serverProcesses(config, env);
 const today = new Date().toISOString().slice(0, 10);
 
-const { crashAt, waitUntil } = crashRuns(env);
+const { serve, crashAt, waitUntil } = crashRuns(config);
 
 describe('a release notification when its process is killed at each step', () => {
   it('is delivered, under its one webhook-id, whatever step the kills hit', { timeout: 150_000 }, async () => {
